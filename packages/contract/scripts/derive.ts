@@ -1,0 +1,83 @@
+/** Pure derivations from the bundled document, shared by the build and the tests. */
+import { httpMethods, type OpenApiDocument, type OpenApiParameter } from '../src/document-types.js';
+import type { ErrorCatalogFacts, ErrorEnvelopeField, ErrorType } from '../src/error-types.js';
+import type { OperationFacts, ParameterFacts } from '../src/operation-types.js';
+
+export type { OpenApiDocument };
+
+interface CatalogEntrySchema {
+  const: string;
+  description: string;
+  'x-status': number;
+  'x-type': ErrorType;
+  'x-retry-after'?: boolean;
+  'x-fields'?: ErrorEnvelopeField[];
+  'x-outcome-unknown'?: boolean;
+}
+
+export function deriveErrorCatalog(doc: OpenApiDocument): Record<string, ErrorCatalogFacts> {
+  const schema = doc.components?.schemas?.ErrorCode as { oneOf?: CatalogEntrySchema[] } | undefined;
+  if (!schema?.oneOf) throw new Error('components.schemas.ErrorCode must be a oneOf of const entries');
+  const catalog: Record<string, ErrorCatalogFacts> = {};
+  for (const entry of schema.oneOf) {
+    if (catalog[entry.const]) throw new Error(`error code ${entry.const} is listed twice`);
+    catalog[entry.const] = {
+      status: entry['x-status'],
+      type: entry['x-type'],
+      description: entry.description,
+      retryAfter: entry['x-retry-after'] ?? false,
+      fields: entry['x-fields'] ?? [],
+      outcomeUnknown: entry['x-outcome-unknown'] ?? false,
+    };
+  }
+  return catalog;
+}
+
+function resolveParameter(doc: OpenApiDocument, parameter: OpenApiParameter): OpenApiParameter {
+  if (!parameter.$ref) return parameter;
+  const name = parameter.$ref.replace('#/components/parameters/', '');
+  const resolved = doc.components?.parameters?.[name];
+  if (!resolved) throw new Error(`unresolved parameter ${parameter.$ref}`);
+  return resolved;
+}
+
+export function serviceOf(path: string): string {
+  const segments = path.split('/').filter(Boolean);
+  return segments.length > 2 && segments[1] ? segments[1] : 'gateway';
+}
+
+export function deriveOperationTable(doc: OpenApiDocument): Record<string, OperationFacts> {
+  const table: Record<string, OperationFacts> = {};
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of httpMethods) {
+      const op = item[method];
+      if (!op) continue;
+      if (table[op.operationId]) throw new Error(`operation id ${op.operationId} is used twice`);
+      const statuses = Object.keys(op.responses).map(Number);
+      const success = statuses.filter((s) => s >= 200 && s < 300);
+      if (success.length !== 1) throw new Error(`${op.operationId} must declare exactly one success status`);
+      const parameters: ParameterFacts[] = [...(item.parameters ?? []), ...(op.parameters ?? [])]
+        .map((p) => resolveParameter(doc, p))
+        .filter((p): p is OpenApiParameter & { in: ParameterFacts['in'] } => p.in !== 'cookie')
+        .map((p) => ({ name: p.name, in: p.in, required: p.required ?? false }));
+      table[op.operationId] = {
+        operationId: op.operationId,
+        method,
+        path,
+        service: serviceOf(path),
+        tag: op.tags?.[0] ?? '',
+        summary: op.summary ?? '',
+        description: op.description ?? '',
+        readOnly: method === 'get' || op['x-read-only'] === true,
+        successStatus: success[0]!,
+        errorStatuses: statuses.filter((s) => s >= 400).sort((a, b) => a - b),
+        security: ((op.security ?? doc.security ?? []) as Record<string, string[]>[]).flatMap((requirement) =>
+          Object.entries(requirement).map(([scheme, scopes]) => ({ scheme, scopes })),
+        ),
+        parameters,
+        hasRequestBody: op.requestBody !== undefined,
+      };
+    }
+  }
+  return table;
+}

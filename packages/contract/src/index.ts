@@ -1,0 +1,44 @@
+/**
+ * The /v1 contract as code. Everything exported here is derived from spec/ at
+ * build time: import spec facts (paths, operation ids, error codes, limits)
+ * from here instead of writing them again.
+ *
+ * This entry point is small and runs anywhere (Node and browsers). The full
+ * documents live in `@gateway-minds/contract/document`.
+ */
+export type { paths, components, operations, webhooks } from './generated/schema.js';
+export { errorCatalog } from './generated/error-catalog.js';
+export { operationTable } from './generated/operation-table.js';
+export type * from './document-types.js';
+export type * from './error-types.js';
+export type * from './operation-types.js';
+export { httpMethods } from './document-types.js';
+
+import { errorCatalog } from './generated/error-catalog.js';
+import { operationTable } from './generated/operation-table.js';
+import type { components } from './generated/schema.js';
+
+export type ErrorCode = components['schemas']['ErrorCode'];
+export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
+export type OperationId = keyof typeof operationTable;
+export type Schemas = components['schemas'];
+
+/** Every error code, in catalog order. */
+export const errorCodes = Object.keys(errorCatalog) as ErrorCode[];
+/** Every operation id, in spec order. */
+export const operationIds = Object.keys(operationTable) as OperationId[];
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(errorCatalog, value);
+}
+
+export function isOperationId(value: unknown): value is OperationId {
+  return typeof value === 'string' && Object.hasOwn(operationTable, value);
+}
+
+/** The anchor of a code's entry on the docs site's error catalog page. */
+export function errorDocsUrl(docsBaseUrl: string, code: ErrorCode): string {
+  return `${docsBaseUrl.replace(/\/+$/, '')}/errors.html#${code}`;
+}
+export { byteLimitKeywords, utf8ByteLength } from './byte-limits.js';
+export { dereference } from './dereference.js';

@@ -1,0 +1,35 @@
+import type { HttpMethod } from './document-types.js';
+
+export interface SecurityRequirementFacts {
+  /** A key of components.securitySchemes. */
+  scheme: string;
+  /** Scopes the operation needs from a credential of that scheme. */
+  scopes: readonly string[];
+}
+
+export interface ParameterFacts {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+}
+
+/** What the spec says about one operation, flattened for code that routes, calls or lists operations. */
+export interface OperationFacts {
+  operationId: string;
+  method: HttpMethod;
+  /** The OpenAPI path template, e.g. /v1/minds/services/{mind_id}. */
+  path: string;
+  /** `gateway` for the gateway's own routes, else the `<service>` of /v1/<service>/... */
+  service: string;
+  tag: string;
+  summary: string;
+  description: string;
+  /** GET, or a POST marked x-read-only (searches): safe to repeat. */
+  readOnly: boolean;
+  successStatus: number;
+  errorStatuses: readonly number[];
+  /** Alternatives; empty when the operation needs no credential. */
+  security: readonly SecurityRequirementFacts[];
+  parameters: readonly ParameterFacts[];
+  hasRequestBody: boolean;
+}
