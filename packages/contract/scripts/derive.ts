@@ -59,7 +59,7 @@ export function deriveOperationTable(doc: OpenApiDocument): Record<string, Opera
       const parameters: ParameterFacts[] = [...(item.parameters ?? []), ...(op.parameters ?? [])]
         .map((p) => resolveParameter(doc, p))
         .filter((p): p is OpenApiParameter & { in: ParameterFacts['in'] } => p.in !== 'cookie')
-        .map((p) => ({ name: p.name, in: p.in, required: p.required ?? false }));
+        .map((p) => ({ name: p.name, in: p.in, required: p.required ?? false, missingCode: (p['x-missing-code'] as string | undefined) ?? null }));
       table[op.operationId] = {
         operationId: op.operationId,
         method,
@@ -76,8 +76,34 @@ export function deriveOperationTable(doc: OpenApiDocument): Record<string, Opera
         ),
         parameters,
         hasRequestBody: op.requestBody !== undefined,
+        credentialRefusal: (op['x-credential-refusal'] as string | undefined) ?? null,
+        requiresSandboxSelection: op['x-sandbox-selection'] === 'required',
+        requiresOriginalSession: op['x-original-session'] === 'required',
+        admissionSetting: (op['x-admission-setting'] as string | undefined) ?? null,
+        dpopHtm: (op['x-dpop-htm'] as string | undefined) ?? null,
       };
     }
+  }
+  return table;
+}
+
+export interface CredentialSchemeFacts {
+  /** The key of components.securitySchemes. */
+  scheme: string;
+  kind: string;
+  /** What every token of this kind starts with (from bearerFormat `ak_<token>`). */
+  tokenPrefix: string;
+}
+
+export function deriveCredentialSchemes(doc: OpenApiDocument): Record<string, CredentialSchemeFacts> {
+  const table: Record<string, CredentialSchemeFacts> = {};
+  for (const [scheme, definition] of Object.entries(doc.components?.securitySchemes ?? {})) {
+    const kind = definition['x-credential-kind'];
+    const format = definition.bearerFormat;
+    if (typeof kind !== 'string' || typeof format !== 'string' || !format.endsWith('<token>')) {
+      throw new Error(`security scheme ${scheme} needs x-credential-kind and a bearerFormat of the form <prefix><token>`);
+    }
+    table[kind] = { scheme, kind, tokenPrefix: format.slice(0, -'<token>'.length) };
   }
   return table;
 }

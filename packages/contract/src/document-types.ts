@@ -8,6 +8,7 @@ export interface OpenApiParameter {
   description?: string;
   schema?: JsonSchema;
   $ref?: string;
+  [extension: `x-${string}`]: unknown;
 }
 
 export interface OpenApiMediaType {

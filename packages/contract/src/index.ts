@@ -9,6 +9,8 @@
 export type { paths, components, operations, webhooks } from './generated/schema.js';
 export { errorCatalog } from './generated/error-catalog.js';
 export { operationTable } from './generated/operation-table.js';
+/** Per credential kind: its security scheme name and token prefix. */
+export { credentialSchemes } from './generated/credential-schemes.js';
 export type * from './document-types.js';
 export type * from './error-types.js';
 export type * from './operation-types.js';

@@ -11,6 +11,8 @@ export interface ParameterFacts {
   name: string;
   in: 'path' | 'query' | 'header';
   required: boolean;
+  /** x-missing-code: the code answered when a required parameter is absent (else the location's validation code). */
+  missingCode: string | null;
 }
 
 /** What the spec says about one operation, flattened for code that routes, calls or lists operations. */
@@ -32,4 +34,14 @@ export interface OperationFacts {
   security: readonly SecurityRequirementFacts[];
   parameters: readonly ParameterFacts[];
   hasRequestBody: boolean;
+  /** x-credential-refusal: the code answered when the credential's kind is not one the operation accepts. */
+  credentialRefusal: string | null;
+  /** x-sandbox-selection: the session must carry a verified Sandbox selection. */
+  requiresSandboxSelection: boolean;
+  /** x-original-session: only the original signed-in session, not a derived credential. */
+  requiresOriginalSession: boolean;
+  /** x-admission-setting: the server setting that admits the operation (off by default). */
+  admissionSetting: string | null;
+  /** x-dpop-htm: the method a DPoP proof for this operation names (agent operations). */
+  dpopHtm: string | null;
 }
