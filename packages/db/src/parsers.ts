@@ -1,0 +1,48 @@
+/**
+ * Result parsing shared by both drivers, so a row reads the same whichever one produced it.
+ * The drivers' defaults differ: `pg` returns int8 and numeric as strings, PGlite returns int8 as a
+ * number or a BigInt, numeric as a string, date as a UTC Date, and bytea as a Uint8Array.
+ * Timestamps (Date) and json/jsonb (parsed) already agree and keep their default parsers.
+ */
+
+export const OID = {
+  bytea: 17,
+  int8: 20,
+  date: 1082,
+  numeric: 1700,
+  int8Array: 1016,
+} as const;
+
+/**
+ * int8 → number. Counts and bigint columns are numbers in application code; a value JS cannot
+ * represent exactly throws rather than coming back as a different type or a rounded number.
+ * Select such a column as `::text` if it can really exceed 2^53 - 1.
+ */
+export function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) {
+    throw new RangeError(`int8 value ${text} is outside JavaScript's safe integer range; select it as ::text`);
+  }
+  return value;
+}
+
+/** numeric → number (a double: fine for amounts and ratios; select ::text where exact decimals matter). */
+export function parseNumeric(text: string): number {
+  return Number(text);
+}
+
+/** date → 'YYYY-MM-DD': a calendar day is not an instant, and the drivers disagree on which midnight to pick. */
+export function parseDate(text: string): string {
+  return text;
+}
+
+/** bytea ('\x0102') → Buffer, what `pg` returns. */
+export function parseBytea(text: string): Buffer {
+  return Buffer.from(text.slice(2), 'hex');
+}
+
+/** Applies parse to every leaf of a (possibly nested) array that a driver already split into strings. */
+export function mapArray(value: unknown, parse: (text: string) => unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => mapArray(item, parse));
+  return typeof value === 'string' ? parse(value) : value;
+}

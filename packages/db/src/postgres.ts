@@ -1,0 +1,141 @@
+import pg from 'pg';
+import { migrate, type MigrationConnection } from './migrations.js';
+import { mapArray, OID, parseDate, parseInt8, parseNumeric } from './parsers.js';
+import { assertNotInTransaction, isolationSql, runInTransactionScope } from './scope.js';
+import type { Database, OpenDatabaseOptions, QueryResult, Queryable, TransactionOptions } from './types.js';
+
+/** PostgreSQL through a `pg` Pool whose connections all start with search_path set to the service's schema. */
+export async function openPostgres(options: OpenDatabaseOptions, url: string): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    types: typeParsers(),
+    // Sent in the startup packet: every pooled connection has the schema's search_path from its first statement.
+    options: `-c search_path=${options.schema}`,
+  });
+  // An idle pooled connection that breaks (server restart, network) is dropped by the pool and
+  // replaced on next use; without a listener the 'error' event would crash the process.
+  pool.on('error', (error) => process.emitWarning(`idle PostgreSQL connection lost: ${error.message}`));
+  try {
+    await migrateLocked(pool, options);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return new PostgresDatabase(pool);
+}
+
+/** The pool's own parsers, so other pg users in the process keep the library defaults. */
+function typeParsers(): pg.CustomTypesConfig {
+  const types = new pg.TypeOverrides();
+  // pg's text[] parser splits any array literal into (nested) strings and nulls; the elements are then parsed like their scalar.
+  const getDefaultParser = pg.types.getTypeParser as (oid: number) => (text: string) => unknown;
+  const splitTextArray = getDefaultParser(1009 /* text[] */);
+  types.setTypeParser(OID.int8, parseInt8);
+  types.setTypeParser(OID.int8Array, (text: string) => mapArray(splitTextArray(text), parseInt8));
+  types.setTypeParser(OID.numeric, parseNumeric);
+  types.setTypeParser(OID.date, parseDate);
+  types.setTypeParser(1182 /* date[] */, (text: string) => mapArray(splitTextArray(text), parseDate));
+  return types;
+}
+
+/**
+ * Several replicas may start at once: a session-level advisory lock, keyed by the schema, lets one
+ * of them migrate while the others wait on it and then find nothing left to do.
+ */
+async function migrateLocked(pool: pg.Pool, options: OpenDatabaseOptions): Promise<void> {
+  const client = await pool.connect();
+  const broken = watchClient(client);
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`gateway-minds:migrations:${options.schema}`]);
+    const connection: MigrationConnection = { query: (sql, params) => client.query(sql, params), exec: (sql) => client.query(sql) };
+    await migrate(
+      { ...connection, transaction: (fn) => transact(client, 'BEGIN', () => fn(connection), broken) },
+      options.schema,
+      options.migrationsDir,
+    );
+  } finally {
+    broken.stop();
+    // Destroying the connection instead of returning it releases the advisory lock even if this
+    // failed half-way, and drops whatever session state a migration may have set.
+    client.release(true);
+  }
+}
+
+interface ClientWatch {
+  error: Error | undefined;
+  stop(): void;
+}
+
+/** A checked-out client has no pool listener: its 'error' event must be caught here or it crashes the process. */
+function watchClient(client: pg.PoolClient): ClientWatch {
+  const watch: ClientWatch = {
+    error: undefined,
+    stop: () => client.removeListener('error', onError),
+  };
+  const onError = (error: Error) => {
+    watch.error = error;
+  };
+  client.on('error', onError);
+  return watch;
+}
+
+async function transact<T>(client: pg.PoolClient, begin: string, fn: () => Promise<T>, watch: ClientWatch): Promise<T> {
+  await client.query(begin);
+  try {
+    const result = await fn();
+    const commit = await client.query('COMMIT');
+    // COMMIT of a transaction in which a statement failed (and fn caught the error) answers ROLLBACK
+    // without an error; PGlite throws there, and so do we.
+    if (commit.command === 'ROLLBACK') throw new Error('transaction was rolled back: a statement in it failed');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: Error) => {
+      watch.error ??= rollbackError;
+    });
+    throw error;
+  }
+}
+
+function toResult<Row>(result: pg.QueryResult): QueryResult<Row> {
+  return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+}
+
+class PostgresDatabase implements Database {
+  readonly driver = 'postgres' as const;
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  async query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<Row>> {
+    assertNotInTransaction(this);
+    return toResult<Row>(await this.pool.query(sql, params));
+  }
+
+  async exec(sql: string): Promise<void> {
+    assertNotInTransaction(this);
+    // Without parameters pg uses the simple query protocol, which accepts several statements.
+    await this.pool.query(sql);
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    assertNotInTransaction(this);
+    const begin = `BEGIN ISOLATION LEVEL ${isolationSql(options?.isolation)}`;
+    const client = await this.pool.connect();
+    const watch = watchClient(client);
+    const tx: Queryable = {
+      query: async <Row>(sql: string, params?: unknown[]) => toResult<Row>(await client.query(sql, params)),
+    };
+    try {
+      return await transact(client, begin, () => runInTransactionScope(this, () => fn(tx)), watch);
+    } finally {
+      watch.stop();
+      // A connection that failed is closed rather than handed to the next caller.
+      client.release(watch.error ?? false);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.pool.ended) return;
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,50 @@
+/** The public shapes of the data-access layer; the drivers implement them. */
+
+export interface QueryResult<Row> {
+  rows: Row[];
+  /** Rows returned (SELECT) or affected (INSERT/UPDATE/DELETE) by the statement; 0 for DDL. */
+  rowCount: number;
+}
+
+export interface Queryable {
+  /** One statement, `$1`-style parameters. Pass JSON values as `JSON.stringify(value)`: `pg` would send a JS array as a PostgreSQL array. */
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<Row>>;
+}
+
+export type IsolationLevel = 'read committed' | 'repeatable read' | 'serializable';
+
+export interface TransactionOptions {
+  /** Default 'read committed'. A 'serializable' transaction can fail with SQLSTATE 40001 on PostgreSQL: retrying is the caller's job. */
+  isolation?: IsolationLevel;
+}
+
+export interface Database extends Queryable {
+  readonly driver: 'pglite' | 'postgres';
+  /**
+   * Runs fn in one transaction: COMMIT when it resolves, ROLLBACK when it throws.
+   * Use only `tx` inside fn: calling this Database from inside fn throws (on PGlite it would deadlock,
+   * on PostgreSQL it would silently run outside the transaction).
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** Multi-statement SQL without parameters (migrations, fixtures). */
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** postgres://... → PostgreSQL through a `pg` Pool; absent → embedded PGlite in dataDir. */
+  url?: string;
+  /** PGlite data directory, created if missing; required when url is absent. 'memory://' for throwaway databases. */
+  dataDir?: string;
+  /** The service's schema ([a-z_][a-z0-9_]*, e.g. 'gateway', 'minds'): created if missing and the only entry of search_path. */
+  schema: string;
+  /** Directory of numbered migrations (0001_name.sql, ...), applied at open in order, each once, each in its own transaction. */
+  migrationsDir: string;
+  /** PostgreSQL pool size, default 10. */
+  poolSize?: number;
+  /**
+   * PGlite directory lock: a lock not refreshed for this long (its holder was killed) is taken over.
+   * Default 10 000 ms, minimum 2 000. Every opener of one directory must use the same value.
+   */
+  lockStaleMs?: number;
+}
