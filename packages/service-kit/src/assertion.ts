@@ -1,0 +1,117 @@
+/**
+ * The gateway's signed assertion: after authenticating a caller, the gateway
+ * forwards the verified principal to a service as a short-lived JWT (EdDSA)
+ * in the `x-gateway-assertion` header. Services refuse any request without a
+ * valid one and take tenancy only from it, never from caller-supplied fields.
+ */
+import type { RequestHandler } from 'express';
+import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type CryptoKey, type JWK } from 'jose';
+import type { Schemas } from '@gateway-minds/contract';
+import { ApiError } from './errors.js';
+
+export const ASSERTION_HEADER = 'x-gateway-assertion';
+const ALGORITHM = 'EdDSA';
+const ISSUER = 'gateway';
+
+export type CredentialKind = Schemas['CredentialKind'];
+
+/** What the gateway vouches for about the caller. */
+export interface VerifiedPrincipal {
+  credentialId: string;
+  kind: CredentialKind;
+  /** User id for sessions, key or client id for the others, agent id for agents. */
+  principal: string;
+  org: string;
+  project: string | null;
+  workspace: string | null;
+  /** The verified Sandbox selection of a session, if it has one. */
+  sandbox: string | null;
+  scopes: string[];
+  /** A session signed in directly, not derived from another credential. */
+  originalSession: boolean;
+  agentId: string | null;
+}
+
+export type AssertionKeyPair = { privateJwk: JWK; publicJwk: JWK };
+
+export async function generateAssertionKeys(): Promise<AssertionKeyPair> {
+  const { privateKey, publicKey } = await generateKeyPair(ALGORITHM, { extractable: true });
+  return { privateJwk: await exportJWK(privateKey), publicJwk: await exportJWK(publicKey) };
+}
+
+export async function importAssertionKey(jwk: JWK): Promise<CryptoKey> {
+  return (await importJWK(jwk, ALGORITHM)) as CryptoKey;
+}
+
+export async function signAssertion(
+  privateKey: CryptoKey,
+  principal: VerifiedPrincipal,
+  options: { audience: string; requestId: string; ttlSeconds?: number },
+): Promise<string> {
+  return new SignJWT({ principal })
+    .setProtectedHeader({ alg: ALGORITHM, typ: 'gateway-assertion+jwt' })
+    .setIssuer(ISSUER)
+    .setAudience(options.audience)
+    .setSubject(principal.principal)
+    .setJti(options.requestId)
+    .setIssuedAt()
+    .setExpirationTime(`${options.ttlSeconds ?? 60}s`)
+    .sign(privateKey);
+}
+
+export async function verifyAssertion(publicKey: CryptoKey, token: string, audience: string): Promise<{ principal: VerifiedPrincipal; requestId: string }> {
+  const { payload } = await jwtVerify(token, publicKey, {
+    issuer: ISSUER,
+    audience,
+    algorithms: [ALGORITHM],
+    typ: 'gateway-assertion+jwt',
+    clockTolerance: 5,
+  });
+  return { principal: payload.principal as VerifiedPrincipal, requestId: String(payload.jti) };
+}
+
+/** Refuses (401 UNAUTHENTICATED) any request that lacks a valid assertion for this service; sets res.locals.principal. */
+export function requireGatewayAssertion(publicKey: CryptoKey, audience: string): RequestHandler {
+  return async (req, res, next) => {
+    const token = req.headers[ASSERTION_HEADER];
+    if (typeof token !== 'string') return next(new ApiError('UNAUTHENTICATED', 'The request did not come through the gateway.'));
+    try {
+      const { principal } = await verifyAssertion(publicKey, token, audience);
+      res.locals.principal = principal;
+      next();
+    } catch {
+      next(new ApiError('UNAUTHENTICATED', 'The gateway assertion is invalid or expired.'));
+    }
+  };
+}
+
+export interface AssertionKeyFiles {
+  privateKeyFile: string;
+  publicKeyFile: string;
+}
+
+/** The development key pair under `<dataDir>/keys/`, created on first use (private key readable by the owner only). */
+export function assertionKeyFiles(dataDir: string): AssertionKeyFiles {
+  return {
+    privateKeyFile: `${dataDir}/keys/assertion.private.jwk.json`,
+    publicKeyFile: `${dataDir}/keys/assertion.public.jwk.json`,
+  };
+}
+
+export async function ensureAssertionKeys(files: AssertionKeyFiles): Promise<void> {
+  const { existsSync, mkdirSync, writeFileSync } = await import('node:fs');
+  const { dirname } = await import('node:path');
+  if (existsSync(files.privateKeyFile) && existsSync(files.publicKeyFile)) return;
+  const keys = await generateAssertionKeys();
+  mkdirSync(dirname(files.privateKeyFile), { recursive: true });
+  mkdirSync(dirname(files.publicKeyFile), { recursive: true });
+  writeFileSync(files.privateKeyFile, JSON.stringify(keys.privateJwk), { mode: 0o600 });
+  writeFileSync(files.publicKeyFile, JSON.stringify(keys.publicJwk));
+}
+
+/** Reads a JWK file, or null when it does not exist. */
+export async function readAssertionKey(file: string): Promise<CryptoKey | null> {
+  const { existsSync, readFileSync } = await import('node:fs');
+  if (!existsSync(file)) return null;
+  return importAssertionKey(JSON.parse(readFileSync(file, 'utf8')) as JWK);
+}

@@ -1,0 +1,73 @@
+/**
+ * The error envelope, built only from the catalog: a code's status, type,
+ * Retry-After rule and required fields come from the contract, never from
+ * the call site.
+ */
+import { errorCatalog, errorDocsUrl, type ErrorCode, type ErrorEnvelope } from '@gateway-minds/contract';
+
+export interface ValidationIssue {
+  location: string;
+  message: string;
+}
+
+export interface ApiErrorDetails {
+  reason?: string;
+  layer?: string;
+  requiredScope?: string;
+  /** Seconds for the Retry-After header; required by codes whose catalog entry says so. */
+  retryAfterSeconds?: number;
+  errors?: ValidationIssue[];
+  /** Extra response headers (Allow on 405, dpop-nonce on DPOP_NONCE_REQUIRED). */
+  headers?: Record<string, string>;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: ApiErrorDetails;
+
+  constructor(code: ErrorCode, message?: string, details: ApiErrorDetails = {}) {
+    const facts = errorCatalog[code];
+    super(message ?? capitalize(facts.description));
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = facts.status;
+    this.details = details;
+    // A code the catalog marks with Retry-After or required fields cannot be
+    // sent without them: fail at the throw site, where the bug is.
+    if (facts.retryAfter && !details.retryAfterSeconds) throw new TypeError(`${code} needs retryAfterSeconds`);
+    for (const field of facts.fields) {
+      const present = field === 'required_scope' ? details.requiredScope : details[field];
+      if (!present) throw new TypeError(`${code} needs ${field}`);
+    }
+  }
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1) + (text.endsWith('.') ? '' : '.');
+}
+
+export function envelopeOf(error: ApiError, requestId: string, docsBaseUrl: string): ErrorEnvelope {
+  const { reason, layer, requiredScope, errors } = error.details;
+  return {
+    error: {
+      code: error.code,
+      type: errorCatalog[error.code].type,
+      message: error.message.slice(0, 1024),
+      docs_url: errorDocsUrl(docsBaseUrl, error.code),
+      request_id: requestId as ErrorEnvelope['error']['request_id'],
+      ...(requiredScope ? { required_scope: requiredScope } : {}),
+      ...(reason ? { reason } : {}),
+      ...(layer ? { layer } : {}),
+      ...(errors?.length ? { errors: errors.slice(0, 50).map((e) => ({ location: e.location.slice(0, 512), message: e.message.slice(0, 512) })) } : {}),
+    },
+  };
+}
+
+/** Response headers an error carries besides its body. */
+export function errorHeaders(error: ApiError): Record<string, string> {
+  return {
+    ...(error.details.retryAfterSeconds ? { 'Retry-After': String(Math.ceil(error.details.retryAfterSeconds)) } : {}),
+    ...error.details.headers,
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * Matches a request to a contract operation using the operation table's path
+ * templates (never a retyped path). Literal segments beat parameters at the
+ * first position where two templates differ, so /v1/minds/services/{mind_id}
+ * wins over /v1/minds/{mind_id}/attachments for /v1/minds/services/x.
+ */
+import type { HttpMethod, OperationFacts } from '@gateway-minds/contract';
+
+export type RouteMatch =
+  | { kind: 'operation'; operation: OperationFacts; pathParams: Record<string, string> }
+  | { kind: 'method-not-allowed'; allow: string[] }
+  | { kind: 'not-found' };
+
+interface CompiledTemplate {
+  path: string;
+  pattern: RegExp;
+  names: string[];
+  shape: boolean[]; // true = literal segment
+  byMethod: Map<HttpMethod, OperationFacts>;
+}
+
+function compare(a: CompiledTemplate, b: CompiledTemplate): number {
+  for (let i = 0; i < Math.min(a.shape.length, b.shape.length); i++) {
+    if (a.shape[i] !== b.shape[i]) return a.shape[i] ? -1 : 1;
+  }
+  return 0;
+}
+
+export function createOperationRouter(operations: Iterable<OperationFacts>) {
+  const templates = new Map<string, CompiledTemplate>();
+  for (const operation of operations) {
+    let template = templates.get(operation.path);
+    if (!template) {
+      const segments = operation.path.split('/').filter(Boolean);
+      const names: string[] = [];
+      const source = segments
+        .map((segment) => {
+          const param = /^\{(.+)\}$/.exec(segment);
+          if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+          names.push(param[1]!);
+          return '([^/]+)';
+        })
+        .join('/');
+      template = {
+        path: operation.path,
+        pattern: new RegExp(`^/${source}/?$`),
+        names,
+        shape: segments.map((s) => !s.startsWith('{')),
+        byMethod: new Map(),
+      };
+      templates.set(operation.path, template);
+    }
+    template.byMethod.set(operation.method, operation);
+  }
+  const ordered = [...templates.values()].sort(compare);
+
+  return {
+    match(method: string, pathname: string): RouteMatch {
+      const wanted = method.toLowerCase() as HttpMethod;
+      const allow = new Set<string>();
+      for (const template of ordered) {
+        const found = template.pattern.exec(pathname);
+        if (!found) continue;
+        const operation = template.byMethod.get(wanted);
+        if (operation) {
+          const pathParams: Record<string, string> = {};
+          template.names.forEach((name, i) => {
+            pathParams[name] = safeDecode(found[i + 1]!);
+          });
+          return { kind: 'operation', operation, pathParams };
+        }
+        for (const m of template.byMethod.keys()) allow.add(m.toUpperCase());
+      }
+      return allow.size ? { kind: 'method-not-allowed', allow: [...allow].sort() } : { kind: 'not-found' };
+    },
+  };
+}
+
+export type OperationRouter = ReturnType<typeof createOperationRouter>;
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment; // left as sent; the contract's pattern check refuses it
+  }
+}

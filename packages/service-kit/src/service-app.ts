@@ -1,0 +1,245 @@
+/**
+ * An Express 5 app that serves a set of contract operations:
+ *
+ *   request id -> operation match (404/405) -> `authenticate` hook ->
+ *   body/query shape guards -> JSON body -> express-openapi-validator
+ *   (request always; responses when asked) -> UTF-8 byte limits -> handler
+ *   bound by operation id -> every error as the contract's envelope.
+ *
+ * Both the gateway and the services use it, so a rule lives in one place.
+ */
+import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { dereference, type ErrorCode, type JsonSchema, type OpenApiDocument, type OperationFacts } from '@gateway-minds/contract';
+import { openapiDocument } from '@gateway-minds/contract/document';
+import { byteLimitViolations, hasByteLimits } from './byte-limits.js';
+import { ApiError, envelopeOf, errorHeaders, type ValidationIssue } from './errors.js';
+import type { Logger } from './logger.js';
+import { createOperationRouter, type OperationRouter } from './operation-router.js';
+import { newRequestId } from './request-id.js';
+
+/** 64 KiB: the contract's body limit for every operation (spec/DECISIONS.md, "Limits not shown"). */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+export interface RequestContext {
+  requestId: string;
+  operation: OperationFacts;
+  pathParams: Record<string, string>;
+}
+
+/** The request's id and matched operation, set before any hook or handler runs. */
+export function requestContext(res: Response): RequestContext {
+  return res.locals.context as RequestContext;
+}
+
+export type OperationHandler = (req: Request, res: Response, next: NextFunction) => unknown;
+
+export interface ServiceAppOptions {
+  /** The operations this app answers; anything else is ROUTE_NOT_FOUND / METHOD_NOT_ALLOWED. */
+  operations: readonly OperationFacts[];
+  /** One handler per operation id; an operation without one is a startup error. */
+  handlers: Record<string, OperationHandler>;
+  validateResponses: boolean;
+  docsBaseUrl: string;
+  logger: Logger;
+  /** Runs after the operation is matched and before any body is read (authentication). */
+  authenticate?: RequestHandler;
+  /** Per operation id: runs after `authenticate`, before the generic shape checks (an operation's own refusal rules). */
+  operationGuards?: Record<string, RequestHandler>;
+  /** Runs first, before matching (the gateway's path and query rules). */
+  preflight?: RequestHandler;
+  /** Handles requests that match no operation of this app (the gateway forwards them). */
+  unmatched?: (req: Request, res: Response, next: NextFunction, router: OperationRouter) => unknown;
+  /** Headers to add to every response. */
+  responseHeaders?: Record<string, string>;
+  /**
+   * Services behind the gateway reuse the gateway's request id (sent as
+   * X-Request-Id) so that one id names the request end to end.
+   */
+  trustRequestIdHeader?: boolean;
+}
+
+const requestIdPattern = /^req_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+function documentFor(operations: readonly OperationFacts[]): OpenApiDocument {
+  const wanted = new Set(operations.map((o) => `${o.method} ${o.path}`));
+  const copy = structuredClone(openapiDocument);
+  for (const [path, item] of Object.entries(copy.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      if (item[method] && !wanted.has(`${method} ${path}`)) delete item[method];
+    }
+    if (!(['get', 'put', 'post', 'delete', 'patch'] as const).some((m) => item[m])) delete copy.paths[path];
+  }
+  return copy;
+}
+
+/**
+ * The request's shape against its operation, before any body is read: a query
+ * where the operation takes none, a body on an operation without one, a
+ * missing or non-JSON body where one is required.
+ */
+export function shapeError(req: Request, operation: OperationFacts): ApiError | undefined {
+  const queryAt = req.originalUrl.indexOf('?');
+  const hasQuery = queryAt !== -1 && queryAt < req.originalUrl.length - 1;
+  if (hasQuery && !operation.parameters.some((p) => p.in === 'query')) {
+    return new ApiError('QUERY_NOT_ALLOWED', 'This operation takes no query parameters.');
+  }
+  if (!operation.hasRequestBody) return hasBody(req) ? new ApiError('BODY_NOT_ALLOWED', 'This operation takes no body.') : undefined;
+  if (!hasBody(req) || !isJson(req)) return new ApiError('JSON_REQUIRED', 'The body must be application/json.');
+  return undefined;
+}
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+function isJson(req: Request): boolean {
+  const type = req.headers['content-type'];
+  return typeof type === 'string' && /^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type.trim());
+}
+
+/** Turns express-openapi-validator's errors into the catalog's codes. */
+function fromValidatorError(err: { status: number; message: string; errors?: { path: string; message: string; errorCode?: string }[]; headers?: { Allow?: string } }, operation?: OperationFacts): ApiError {
+  const issues: ValidationIssue[] = (err.errors ?? []).map((e) => ({ location: e.path.replace(/^\//, '').replace(/\//g, '.'), message: e.message }));
+  switch (err.status) {
+    case 404:
+      return new ApiError('ROUTE_NOT_FOUND', 'No service or operation at this path.');
+    case 405:
+      return new ApiError('METHOD_NOT_ALLOWED', err.message, { headers: err.headers?.Allow ? { Allow: err.headers.Allow } : {} });
+    case 413:
+      return new ApiError('PAYLOAD_TOO_LARGE', `The body exceeds this operation's limit of ${BODY_LIMIT_BYTES} bytes.`);
+    case 415:
+      return new ApiError('JSON_REQUIRED', 'The body must be application/json.');
+    case 400: {
+      const first = issues[0]?.location ?? '';
+      if (first.startsWith('headers')) {
+        const missing = operation?.parameters.find(
+          (p) => p.in === 'header' && p.missingCode && issues.some((i) => i.location === `headers.${p.name.toLowerCase()}` && /required/i.test(i.message)),
+        );
+        if (missing) return new ApiError(missing.missingCode as ErrorCode, `The ${missing.name} header is required.`, { errors: issues });
+        return new ApiError('BAD_REQUEST', 'A header failed validation.', { errors: issues });
+      }
+      if (first.startsWith('query')) return new ApiError('INVALID_QUERY', 'The query parameters failed validation.', { errors: issues });
+      if (first.startsWith('path') || first.startsWith('params')) {
+        return new ApiError('INVALID_IDENTIFIER', 'The identifier in the path is not valid.', { errors: issues });
+      }
+      return new ApiError('INVALID_ARGUMENT', 'The JSON body is not exactly the published shape.', { errors: issues });
+    }
+    default:
+      return new ApiError('INTERNAL_ERROR', 'An unexpected error occurred.', { reason: err.status === 500 ? 'contract_violation' : 'validator_error' });
+  }
+}
+
+export function createServiceApp(options: ServiceAppOptions): Express {
+  const { operations, handlers, logger, docsBaseUrl } = options;
+  for (const operation of operations) {
+    if (!handlers[operation.operationId]) throw new Error(`no handler for operation ${operation.operationId}`);
+  }
+  for (const operationId of Object.keys(handlers)) {
+    if (!operations.some((o) => o.operationId === operationId)) throw new Error(`handler for unknown operation ${operationId}`);
+  }
+
+  const router = createOperationRouter(operations);
+  const document = documentFor(operations);
+  const requestSchemas = new Map<string, JsonSchema | undefined>();
+  const dereferenced = dereference(structuredClone(document));
+  for (const item of Object.values(dereferenced.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const op = item[method];
+      const schema = op?.requestBody?.content?.['application/json']?.schema;
+      if (op && hasByteLimits(schema)) requestSchemas.set(op.operationId, schema);
+    }
+  }
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'extended');
+
+  app.use((req, res, next) => {
+    const offered = req.headers['x-request-id'];
+    const requestId = options.trustRequestIdHeader && typeof offered === 'string' && requestIdPattern.test(offered) ? offered : newRequestId();
+    res.locals.context = { requestId } as RequestContext;
+    res.setHeader('X-Request-Id', requestId);
+    for (const [name, value] of Object.entries(options.responseHeaders ?? {})) res.setHeader(name, value);
+    next();
+  });
+  if (options.preflight) app.use(options.preflight);
+
+  app.use((req, res, next) => {
+    const match = router.match(req.method, req.path);
+    if (match.kind === 'operation') {
+      Object.assign(res.locals.context as RequestContext, { operation: match.operation, pathParams: match.pathParams });
+      return next();
+    }
+    if (options.unmatched && match.kind === 'not-found') return options.unmatched(req, res, next, router);
+    if (match.kind === 'method-not-allowed') {
+      return next(new ApiError('METHOD_NOT_ALLOWED', `The path does not accept ${req.method}.`, { headers: { Allow: match.allow.join(', ') } }));
+    }
+    return next(new ApiError('ROUTE_NOT_FOUND', 'No service or operation at this path.'));
+  });
+
+  if (options.authenticate) app.use(options.authenticate);
+
+  app.use((req, res, next) => {
+    const guard = options.operationGuards?.[requestContext(res).operation.operationId];
+    return guard ? guard(req, res, next) : next();
+  });
+  app.use((req, res, next) => next(shapeError(req, requestContext(res).operation)));
+  app.use(express.json({ limit: BODY_LIMIT_BYTES, type: () => true, strict: true }));
+
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: document as never,
+      validateApiSpec: false,
+      validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
+      validateResponses: options.validateResponses ? { allErrors: true } : false,
+      validateSecurity: false,
+      ignoreUndocumented: false,
+      operationHandlers: {
+        basePath: '/',
+        resolver: (_basePath, route, apiDoc) => {
+          const pathItem = (apiDoc as OpenApiDocument).paths[route.openApiRoute] as Record<string, { operationId: string }>;
+          const operationId = pathItem[route.method.toLowerCase()]!.operationId;
+          const handler = handlers[operationId]!;
+          const schema = requestSchemas.get(operationId);
+          if (!schema) return handler;
+          const withByteLimits: RequestHandler = (req, res, next) => {
+            const issues = byteLimitViolations(schema, req.body);
+            if (issues.length) return next(new ApiError('INVALID_ARGUMENT', 'A field exceeds its UTF-8 byte limit.', { errors: issues }));
+            return handler(req, res, next);
+          };
+          return withByteLimits;
+        },
+      },
+    }) as unknown as RequestHandler[],
+  );
+
+  const onError: ErrorRequestHandler = (err, req, res, _next) => {
+    const context = res.locals.context as RequestContext | undefined;
+    let error: ApiError;
+    if (err instanceof ApiError) {
+      error = err;
+    } else if (err?.type === 'entity.parse.failed') {
+      error = new ApiError('INVALID_ARGUMENT', 'The body is not valid JSON.');
+    } else if (err?.type === 'entity.too.large') {
+      error = new ApiError('PAYLOAD_TOO_LARGE', `The body exceeds this operation's limit of ${BODY_LIMIT_BYTES} bytes.`);
+    } else if (err?.type === 'encoding.unsupported' || err?.type === 'charset.unsupported') {
+      error = new ApiError('JSON_REQUIRED', 'The body must be UTF-8 application/json.');
+    } else if (typeof err?.status === 'number' && err.status < 500 && Array.isArray(err.errors)) {
+      error = fromValidatorError(err, context?.operation);
+    } else {
+      const contractViolation = typeof err?.status === 'number' && err.status === 500 && Array.isArray(err.errors);
+      logger.error({ err, requestId: context?.requestId, operationId: context?.operation?.operationId }, contractViolation ? 'response broke the contract' : 'unexpected error');
+      error = new ApiError('INTERNAL_ERROR', 'An unexpected error occurred. Quote the request id when reporting it.', {
+        reason: contractViolation ? 'response_contract_violation' : 'unexpected',
+      });
+    }
+    if (res.headersSent) return res.end();
+    const requestId = context?.requestId ?? newRequestId();
+    res.status(error.status).set(errorHeaders(error)).json(envelopeOf(error, requestId, docsBaseUrl));
+  };
+  app.use(onError);
+  return app;
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { generateAssertionKeys, importAssertionKey, signAssertion, verifyAssertion, type VerifiedPrincipal } from '../src/assertion.js';
+
+const principal: VerifiedPrincipal = {
+  credentialId: 'cred_1', kind: 'bridge_session', principal: 'usr_1', org: 'org_1', project: 'prj_1',
+  workspace: 'wsp_1', sandbox: 'sbx_1', scopes: ['minds:read'], originalSession: true, agentId: null,
+};
+
+describe('gateway assertion', () => {
+  it('round-trips the verified principal for its audience', async () => {
+    const keys = await generateAssertionKeys();
+    const token = await signAssertion(await importAssertionKey(keys.privateJwk), principal, { audience: 'minds', requestId: 'req_1' });
+    const verified = await verifyAssertion(await importAssertionKey(keys.publicJwk), token, 'minds');
+    expect(verified).toEqual({ principal, requestId: 'req_1' });
+  });
+
+  it('is refused for another audience, another key, after expiry, or when tampered with', async () => {
+    const keys = await generateAssertionKeys();
+    const other = await generateAssertionKeys();
+    const privateKey = await importAssertionKey(keys.privateJwk);
+    const publicKey = await importAssertionKey(keys.publicJwk);
+    const token = await signAssertion(privateKey, principal, { audience: 'minds', requestId: 'req_1' });
+    await expect(verifyAssertion(publicKey, token, 'billing')).rejects.toThrow();
+    await expect(verifyAssertion(await importAssertionKey(other.publicJwk), token, 'minds')).rejects.toThrow();
+    const expired = await signAssertion(privateKey, principal, { audience: 'minds', requestId: 'req_1', ttlSeconds: -30 });
+    await expect(verifyAssertion(publicKey, expired, 'minds')).rejects.toThrow();
+    const [header, payload, signature] = token.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), principal: { ...principal, org: 'org_2' } })).toString('base64url');
+    await expect(verifyAssertion(publicKey, `${header}.${forged}.${signature}`, 'minds')).rejects.toThrow();
+  });
+});
