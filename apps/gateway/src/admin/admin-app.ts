@@ -1,0 +1,149 @@
+/**
+ * The admin API: issuing and revoking credentials, creating organizations and
+ * agents. It listens on a separate port bound to 127.0.0.1 and needs the admin
+ * token kept in the data directory; it is not part of the public contract.
+ * It also answers the services' internal agent lookups, authorized by the very
+ * assertion the gateway signed for the request the service is handling.
+ */
+import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import { timingSafeEqual } from 'node:crypto';
+import type { CryptoKey } from 'jose';
+import { credentialSchemes, operationTable, type OperationFacts } from '@gateway-minds/contract';
+import { ASSERTION_HEADER, verifyAssertion, type CredentialKind } from '@gateway-minds/service-kit';
+import type { CredentialStore } from '../iam/credentials.js';
+
+export interface AdminDeps {
+  store: CredentialStore;
+  adminToken: string;
+  /** Verifies assertions on the internal agent lookup; null when the gateway has no key. */
+  assertionPublicKey: CryptoKey | null;
+  /** Services whose assertions the lookup accepts. */
+  audiences: string[];
+}
+
+/** Every scope an operation asks of a credential kind's scheme: a new credential of that kind gets them by default. */
+export function defaultScopes(kind: CredentialKind): string[] {
+  const scheme = credentialSchemes[kind].scheme;
+  const scopes = new Set<string>();
+  for (const operation of Object.values(operationTable) as OperationFacts[]) {
+    for (const requirement of operation.security) if (requirement.scheme === scheme) requirement.scopes.forEach((s) => scopes.add(s));
+  }
+  return [...scopes].sort();
+}
+
+class AdminError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function createAdminApp(deps: AdminDeps) {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(express.json({ limit: '16kb' }));
+
+  app.get('/internal/iam/agents/:agentId', async (req, res) => {
+    const token = req.headers[ASSERTION_HEADER];
+    if (!deps.assertionPublicKey || typeof token !== 'string') throw new AdminError(401, 'an assertion is required');
+    let org: string | undefined;
+    for (const audience of deps.audiences) {
+      try {
+        org = (await verifyAssertion(deps.assertionPublicKey, token, audience)).principal.org;
+        break;
+      } catch {
+        // try the next audience
+      }
+    }
+    if (!org) throw new AdminError(401, 'the assertion is invalid');
+    const agent = await deps.store.findAgent(req.params.agentId, org);
+    if (!agent) throw new AdminError(404, 'no such agent in the organization');
+    res.json({ id: agent.id, organizationId: agent.organizationId, did: agent.did, createdAtMs: agent.createdAtMs });
+  });
+
+  const requireAdmin: RequestHandler = (req, _res, next) => {
+    const presented = Buffer.from(String(req.headers.authorization ?? '').replace(/^Bearer /i, ''));
+    const expected = Buffer.from(deps.adminToken);
+    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw new AdminError(401, 'admin token required');
+    next();
+  };
+  app.use('/admin', requireAdmin);
+
+  app.post('/admin/organizations', async (req, res) => {
+    const name = typeof req.body?.name === 'string' && req.body.name ? req.body.name : 'Organization';
+    const created = await deps.store.createOrganization(name);
+    res.status(201).json({ organization_id: created.organizationId, project_id: created.projectId });
+  });
+
+  app.post('/admin/projects', async (req, res) => {
+    const { organization_id: organizationId, name } = req.body ?? {};
+    if (typeof organizationId !== 'string') throw new AdminError(400, 'organization_id is required');
+    res.status(201).json({ project_id: await deps.store.createProject(organizationId, typeof name === 'string' ? name : 'Project') });
+  });
+
+  app.post('/admin/agents', async (req, res) => {
+    const organizationId = req.body?.organization_id;
+    if (typeof organizationId !== 'string') throw new AdminError(400, 'organization_id is required');
+    res.status(201).json(await deps.store.createAgent(organizationId));
+  });
+
+  app.get('/admin/defaults', async (_req, res) => {
+    res.json(await deps.store.firstOrganization());
+  });
+
+  app.post('/admin/credentials', async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const kind = body.kind as CredentialKind;
+    if (!Object.hasOwn(credentialSchemes, kind)) throw new AdminError(400, `kind must be one of ${Object.keys(credentialSchemes).join(', ')}`);
+    const defaults = await deps.store.firstOrganization();
+    const organizationId = (body.organization_id as string | undefined) ?? defaults?.organizationId;
+    if (!organizationId) throw new AdminError(400, 'organization_id is required (no organization exists yet)');
+    const projectId = (body.project_id as string | undefined) ?? (body.organization_id ? undefined : defaults?.projectId);
+    const isSession = kind === 'bridge_session';
+    const credential = await deps.store.issue({
+      kind,
+      organizationId,
+      projectId: projectId ?? null,
+      workspaceId: isSession && body.sandbox !== false ? ((body.workspace_id as string | undefined) ?? 'wsp_default') : ((body.workspace_id as string | undefined) ?? null),
+      sandboxId: isSession && body.sandbox !== false ? ((body.sandbox_id as string | undefined) ?? 'sbx_default') : null,
+      principalId: body.principal_id as string | undefined,
+      agentId: (body.agent_id as string | undefined) ?? null,
+      scopes: Array.isArray(body.scopes) ? (body.scopes as string[]) : defaultScopes(kind),
+      originalSession: body.original_session !== false,
+      dpopJkt: (body.dpop_jkt as string | undefined) ?? null,
+      expiresInSeconds: (body.expires_in_seconds as number | undefined) ?? null,
+      selectionExpiresInSeconds: (body.selection_expires_in_seconds as number | undefined) ?? null,
+    });
+    res.status(201).json({
+      id: credential.id,
+      token: credential.token,
+      kind: credential.kind,
+      organization_id: credential.organizationId,
+      project_id: credential.projectId,
+      workspace_id: credential.workspaceId,
+      sandbox_id: credential.sandboxId,
+      principal_id: credential.principalId,
+      agent_id: credential.agentId,
+      scopes: credential.scopes,
+      original_session: credential.originalSession,
+      dpop_jkt: credential.dpopJkt,
+      expires_at: credential.expiresAt?.toISOString() ?? null,
+      selection_expires_at: credential.selectionExpiresAt?.toISOString() ?? null,
+    });
+  });
+
+  app.post('/admin/credentials/:id/revoke', async (req, res) => {
+    if (!(await deps.store.revoke(req.params.id))) throw new AdminError(404, 'no such active credential');
+    res.json({ id: req.params.id, revoked: true });
+  });
+
+  const onError: ErrorRequestHandler = (err, _req, res, _next) => {
+    // Local, token-protected tooling: say what went wrong (a foreign key, an unknown agent).
+    const status = err instanceof AdminError ? err.status : 400;
+    res.status(status).json({ error: err instanceof Error ? err.message : String(err) });
+  };
+  app.use(onError);
+  return app;
+}

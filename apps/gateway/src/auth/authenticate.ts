@@ -1,0 +1,120 @@
+/**
+ * Bearer authentication against the credential store, then the operation's
+ * own credential rules, all read from the contract's operation table:
+ *
+ *   exactly one `Authorization: Bearer` (else BEARER_REQUIRED; a cookie or
+ *   forwarded authority instead of one: AMBIENT_AUTHORITY_NOT_ALLOWED) ->
+ *   known, unexpired, unrevoked (CREDENTIAL_INVALID, or the agent codes on
+ *   agent operations) -> selection not expired (SELECTION_EXPIRED) -> rate
+ *   limit -> kind accepted by `security` (else x-credential-refusal) ->
+ *   scopes (SCOPE_MISSING) -> Sandbox selection -> original session -> DPoP.
+ */
+import type { Request } from 'express';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { credentialSchemes, operationTable, type ErrorCode, type OperationFacts } from '@gateway-minds/contract';
+import { ApiError, type VerifiedPrincipal } from '@gateway-minds/service-kit';
+import type { CredentialRecord, CredentialStore } from '../iam/credentials.js';
+import { kindOfToken } from '../iam/credentials.js';
+import type { DpopVerifier } from './dpop.js';
+import { consume } from './rate-limit.js';
+
+/** Headers that carry authority without an explicit bearer (spec/DECISIONS.md, "Ambient authority"). */
+export const AMBIENT_AUTHORITY_HEADERS = ['cookie', 'proxy-authorization', 'x-forwarded-authorization', 'x-forwarded-access-token', 'x-forwarded-user', 'x-forwarded-email'];
+
+const bearer = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+export interface AuthenticatorDeps {
+  store: CredentialStore;
+  dpop: DpopVerifier;
+  limiter: RateLimiterAbstract;
+  /** The URL callers use (DPoP `htu`); a function because a test gateway learns its port only after listening. */
+  publicBaseUrl: () => string;
+}
+
+function schemeOf(kind: CredentialRecord['kind']): string {
+  return credentialSchemes[kind].scheme;
+}
+
+export function toPrincipal(record: CredentialRecord): VerifiedPrincipal {
+  return {
+    credentialId: record.id,
+    kind: record.kind,
+    principal: record.principalId,
+    org: record.organizationId,
+    project: record.projectId,
+    workspace: record.workspaceId,
+    sandbox: record.sandboxId,
+    scopes: record.scopes,
+    originalSession: record.originalSession,
+    agentId: record.agentId,
+  };
+}
+
+export function createAuthenticator(deps: AuthenticatorDeps) {
+  const agentSchemes = new Set<string>([credentialSchemes.agent_credential.scheme, credentialSchemes.agent_token.scheme]);
+
+  /** The verified principal for an operation that needs a credential, or null for one that needs none. */
+  return async function authenticate(req: Request, operation: OperationFacts): Promise<VerifiedPrincipal | null> {
+    const authorization = req.headersDistinct.authorization ?? [];
+    if (operation.security.length === 0) {
+      if (operation.operationId === operationTable.iam_verifyCredential.operationId && authorization.length > 0) {
+        throw new ApiError('NO_AUTHORIZATION_ON_VERIFY', 'Credential verification takes the credential in its body only; remove the Authorization header.');
+      }
+      return null;
+    }
+
+    if (authorization.length === 0) {
+      if (AMBIENT_AUTHORITY_HEADERS.some((name) => req.headers[name] !== undefined)) {
+        throw new ApiError('AMBIENT_AUTHORITY_NOT_ALLOWED', 'Cookies and forwarded authority are not accepted; send an explicit bearer credential.');
+      }
+      throw new ApiError('BEARER_REQUIRED', 'Send exactly one Authorization: Bearer header.');
+    }
+    if (authorization.length > 1) throw new ApiError('BEARER_REQUIRED', 'Send exactly one Authorization header, not several.');
+    const token = bearer.exec(authorization[0]!)?.[1];
+    if (!token) throw new ApiError('BEARER_REQUIRED', 'The Authorization header must use the Bearer scheme.');
+
+    const agentOperation = operation.security.some((s) => agentSchemes.has(s.scheme));
+    const record = await deps.store.lookup(token);
+    const now = Date.now();
+    if (!record || record.revokedAt || (record.expiresAt && record.expiresAt.getTime() <= now)) {
+      const claimed = record?.kind ?? kindOfToken(token);
+      if (agentOperation && claimed === 'agent_credential') throw new ApiError('INVALID_AGENT_CREDENTIAL', 'The agent credential is invalid.');
+      if (agentOperation && claimed === 'agent_token') throw new ApiError('INVALID_AGENT_TOKEN', 'The agent token is invalid or expired.');
+      throw new ApiError('CREDENTIAL_INVALID', 'The credential is invalid, expired or revoked.');
+    }
+    if (record.selectionExpiresAt && record.selectionExpiresAt.getTime() <= now) {
+      throw new ApiError('SELECTION_EXPIRED', 'The organization and project selection has expired; select them again.');
+    }
+
+    await consume(deps.limiter, record.id);
+
+    const requirement = operation.security.find((s) => s.scheme === schemeOf(record.kind));
+    if (!requirement) {
+      const code = (operation.credentialRefusal ?? 'UNAUTHORIZED') as ErrorCode;
+      const requiredScope = code === 'SCOPE_MISSING' ? operation.security[0]?.scopes[0] : undefined;
+      throw new ApiError(code, `This operation does not accept a ${record.kind} credential.`, requiredScope ? { requiredScope } : {});
+    }
+    const missingScope = requirement.scopes.find((scope) => !record.scopes.includes(scope));
+    if (missingScope) throw new ApiError('SCOPE_MISSING', `The credential lacks the scope ${missingScope}.`, { requiredScope: missingScope });
+    if (operation.requiresSandboxSelection && !record.sandboxId) {
+      throw new ApiError('HUMAN_SANDBOX_SELECTION_REQUIRED', 'This operation needs a signed-in human session with a Sandbox selection.');
+    }
+    if (operation.requiresOriginalSession && !record.originalSession) {
+      throw new ApiError('ORIGINAL_CONSOLE_REQUIRED', 'Owner management needs the original Console session, not a derived credential.');
+    }
+    if (record.kind === 'agent_token' && record.dpopJkt) {
+      const proof = req.headersDistinct.dpop;
+      if (proof && proof.length > 1) throw new ApiError('DPOP_INVALID', 'Send exactly one dpop header.');
+      await deps.dpop.verify({
+        proof: proof?.[0],
+        method: operation.dpopHtm ?? req.method,
+        url: deps.publicBaseUrl() + req.path,
+        accessToken: token,
+        jkt: record.dpopJkt,
+      });
+    }
+    return toPrincipal(record);
+  };
+}
+
+export type Authenticate = ReturnType<typeof createAuthenticator>;

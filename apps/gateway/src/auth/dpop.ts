@@ -1,0 +1,127 @@
+/**
+ * DPoP proof checks (RFC 9449) for sender-constrained agent tokens: compact
+ * JWS, `typ` dpop+jwt, an asymmetric algorithm from the allow-list, a public
+ * JWK in the header, `htm` and `htu` (no query) naming this request, `iat`
+ * inside the window, `jti` never seen before, `ath` matching the token, the
+ * key's thumbprint matching the token's `cnf.jkt`, and a server nonce when
+ * one is demanded.
+ */
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
+import { ApiError } from '@gateway-minds/service-kit';
+
+const ALLOWED_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'EdDSA', 'PS256', 'PS384', 'PS512', 'RS256'];
+const NONCE_WINDOW_MS = 5 * 60 * 1000;
+
+/** Remembers proof ids until they could no longer pass the iat window. */
+export interface ReplayStore {
+  /** True the first time a jti is seen within its lifetime, false on a replay. */
+  claim(jti: string, ttlSeconds: number): Promise<boolean>;
+}
+
+export class MemoryReplayStore implements ReplayStore {
+  private readonly seen = new Map<string, number>();
+  async claim(jti: string, ttlSeconds: number): Promise<boolean> {
+    const now = Date.now();
+    if (this.seen.size > 50_000) for (const [key, until] of this.seen) if (until < now) this.seen.delete(key);
+    const until = this.seen.get(jti);
+    if (until && until > now) return false;
+    this.seen.set(jti, now + ttlSeconds * 1000);
+    return true;
+  }
+}
+
+/** Shared across gateway replicas (SET NX with expiry). */
+export class RedisReplayStore implements ReplayStore {
+  constructor(private readonly redis: { set(key: string, value: string, px: 'PX', ms: number, nx: 'NX'): Promise<string | null> }) {}
+  async claim(jti: string, ttlSeconds: number): Promise<boolean> {
+    return (await this.redis.set(`dpop:jti:${jti}`, '1', 'PX', ttlSeconds * 1000, 'NX')) === 'OK';
+  }
+}
+
+export interface DpopRequest {
+  proof: string | undefined;
+  /** The htm the operation's proof must carry (x-dpop-htm). */
+  method: string;
+  /** This request's URL without query or fragment. */
+  url: string;
+  accessToken: string;
+  /** The token's cnf.jkt binding. */
+  jkt: string;
+}
+
+export class DpopVerifier {
+  private readonly nonceSecret = randomBytes(32);
+
+  constructor(
+    private readonly options: { requireNonce: boolean; iatWindowSeconds: number; replay: ReplayStore },
+  ) {}
+
+  /** The nonce clients are told to use now (stateless: an HMAC of the time window). */
+  currentNonce(now = Date.now()): string {
+    return this.nonceFor(Math.floor(now / NONCE_WINDOW_MS));
+  }
+
+  private nonceFor(window: number): string {
+    return createHmac('sha256', this.nonceSecret).update(String(window)).digest('base64url');
+  }
+
+  private nonceIsFresh(nonce: unknown): boolean {
+    const window = Math.floor(Date.now() / NONCE_WINDOW_MS);
+    return typeof nonce === 'string' && (nonce === this.nonceFor(window) || nonce === this.nonceFor(window - 1));
+  }
+
+  async verify(request: DpopRequest): Promise<void> {
+    const { proof } = request;
+    if (!proof) throw new ApiError('DPOP_REQUIRED', 'This sender-constrained token needs a DPoP proof in the dpop header.');
+    if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(proof)) {
+      throw new ApiError('DPOP_INVALID', 'The dpop header is not a compact JWS.');
+    }
+    const mismatch = (why: string) => new ApiError('INVALID_DPOP', `The DPoP proof ${why}.`, { reason: 'dpop_mismatch' });
+
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    try {
+      header = decodeProtectedHeader(proof);
+    } catch {
+      throw new ApiError('DPOP_INVALID', 'The dpop header is not a compact JWS.');
+    }
+    if (header.typ !== 'dpop+jwt') throw mismatch('is not typed dpop+jwt');
+    if (!header.alg || !ALLOWED_ALGORITHMS.includes(header.alg)) throw mismatch('uses an algorithm that is not allowed');
+    const jwk = header.jwk as JWK | undefined;
+    if (!jwk || typeof jwk !== 'object' || 'd' in jwk || 'k' in jwk) throw mismatch('does not carry a public JWK');
+
+    let payload: Record<string, unknown>;
+    try {
+      const key = await importJWK(jwk, header.alg);
+      ({ payload } = await jwtVerify(proof, key, { typ: 'dpop+jwt', algorithms: [header.alg] }));
+    } catch {
+      throw mismatch('signature does not verify');
+    }
+
+    if ((await calculateJwkThumbprint(jwk, 'sha256')) !== request.jkt) throw mismatch('key is not the one the token is bound to');
+    if (payload.htm !== request.method) throw mismatch(`htm is not ${request.method}`);
+    if (typeof payload.htu !== 'string' || normalizeUrl(payload.htu) !== normalizeUrl(request.url)) throw mismatch('htu does not name this request');
+    const now = Math.floor(Date.now() / 1000);
+    const window = this.options.iatWindowSeconds;
+    if (typeof payload.iat !== 'number' || Math.abs(now - payload.iat) > window) throw mismatch('iat is outside the accepted window');
+    const ath = createHash('sha256').update(request.accessToken).digest('base64url');
+    if (payload.ath !== ath) throw mismatch('ath does not match the token');
+    if (this.options.requireNonce && !this.nonceIsFresh(payload.nonce)) {
+      throw new ApiError('DPOP_NONCE_REQUIRED', 'Sign a fresh proof with the nonce from the dpop-nonce header and send it once more.', {
+        headers: { 'dpop-nonce': this.currentNonce() },
+      });
+    }
+    if (typeof payload.jti !== 'string' || payload.jti.length < 8) throw mismatch('has no usable jti');
+    if (!(await this.options.replay.claim(`${request.jkt}:${payload.jti}`, window * 2 + 5))) throw mismatch('was already used (jti replay)');
+  }
+}
+
+/** Scheme and host compared case-insensitively, default ports dropped, no query or fragment. */
+function normalizeUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    return `${url.protocol}//${url.host}${url.pathname}`; // URL already lower-cases scheme and host, drops default ports
+  } catch {
+    return `invalid:${value}`;
+  }
+}

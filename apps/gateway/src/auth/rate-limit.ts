@@ -1,0 +1,45 @@
+/**
+ * Per-credential rate limits (rate-limiter-flexible): in memory by default,
+ * shared through Redis or PostgreSQL so that several gateway replicas enforce
+ * one limit.
+ */
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { ApiError } from '@gateway-minds/service-kit';
+
+export interface RateLimitOptions {
+  points: number;
+  durationSeconds: number;
+  store: 'memory' | 'redis' | 'postgres';
+  redis?: unknown;
+  /** A pg Pool-like client for the postgres store. */
+  postgres?: unknown;
+}
+
+export async function createRateLimiter(options: RateLimitOptions): Promise<RateLimiterAbstract> {
+  const common = { points: options.points, duration: options.durationSeconds, keyPrefix: 'gateway' };
+  if (options.store === 'redis') return new RateLimiterRedis({ ...common, storeClient: options.redis, rejectIfRedisNotReady: true });
+  if (options.store === 'postgres') {
+    const limiter = await new Promise<RateLimiterPostgres>((resolve, reject) => {
+      const created: RateLimiterPostgres = new RateLimiterPostgres(
+        { ...common, storeClient: options.postgres, tableName: 'rate_limits' },
+        (error?: Error) => (error ? reject(error) : resolve(created)),
+      );
+    });
+    return limiter;
+  }
+  return new RateLimiterMemory(common);
+}
+
+/** Spends one point for the credential; refuses with RATE_LIMITED and Retry-After when the window's points are gone. */
+export async function consume(limiter: RateLimiterAbstract, key: string): Promise<void> {
+  try {
+    await limiter.consume(key);
+  } catch (outcome) {
+    if (outcome instanceof RateLimiterRes) {
+      throw new ApiError('RATE_LIMITED', 'Too many requests for this credential.', {
+        retryAfterSeconds: Math.max(1, Math.ceil(outcome.msBeforeNext / 1000)),
+      });
+    }
+    throw new ApiError('RATE_LIMIT_UNAVAILABLE', 'Rate limiting is unavailable.');
+  }
+}

@@ -1,0 +1,84 @@
+/** Gateway settings, read once from the environment. */
+import { join, resolve } from 'node:path';
+
+export interface UpstreamConfig {
+  /** The `<service>` of /v1/<service>/... */
+  name: string;
+  url: string;
+  enabled: boolean;
+  /** Deadline for one forwarded request. */
+  timeoutMs: number;
+  /** Seconds a caller is told to wait when the service is disabled. */
+  disabledRetryAfterSeconds: number;
+}
+
+export interface GatewayConfig {
+  port: number;
+  host: string;
+  /** The URL callers use; DPoP proofs name it in `htu`. */
+  publicBaseUrl: string;
+  adminPort: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  /** The PostgreSQL schema holding the gateway's tables (lets services share one database). */
+  databaseSchema: string;
+  docsBaseUrl: string;
+  validateResponses: boolean;
+  upstreams: UpstreamConfig[];
+  /** The assertion signing key (private JWK); missing means nothing is forwarded (FLOCKS_SIGNING_KEY_MISSING). */
+  assertionPrivateKeyFile: string;
+  rateLimit: { points: number; durationSeconds: number; redisUrl: string | undefined; store: 'memory' | 'redis' | 'postgres' };
+  dpop: { requireNonce: boolean; iatWindowSeconds: number };
+  /** How long a verified credential is reused before it is looked up again. */
+  credentialCacheMs: number;
+  /** Where the admin token (for the admin API and CLI) is kept. */
+  adminTokenFile: string;
+}
+
+function flag(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  return ['1', 'true', 'yes', 'on'].includes(value.toLowerCase());
+}
+
+function integer(value: string | undefined, fallback: number): number {
+  const parsed = value === undefined || value === '' ? fallback : Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`expected a whole number, got ${value}`);
+  return parsed;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const dataDir = resolve(env.DATA_DIR ?? 'data');
+  const port = integer(env.PORT, 8080);
+  const host = env.HOST ?? '127.0.0.1';
+  const redisUrl = env.REDIS_URL || undefined;
+  return {
+    port,
+    host,
+    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
+    adminPort: integer(env.ADMIN_PORT, 8081),
+    dataDir,
+    databaseUrl: env.DATABASE_URL || undefined,
+    databaseSchema: env.DATABASE_SCHEMA ?? 'gateway',
+    docsBaseUrl: env.DOCS_BASE_URL ?? `http://${host}:${port}/docs`,
+    validateResponses: env.VALIDATE_RESPONSES !== undefined ? flag(env.VALIDATE_RESPONSES, true) : env.NODE_ENV !== 'production',
+    upstreams: [
+      {
+        name: 'minds',
+        url: (env.MINDS_URL ?? 'http://127.0.0.1:8090').replace(/\/+$/, ''),
+        enabled: flag(env.MINDS_ENABLED, true),
+        timeoutMs: integer(env.MINDS_TIMEOUT_MS, 10_000),
+        disabledRetryAfterSeconds: integer(env.MINDS_DISABLED_RETRY_AFTER, 30),
+      },
+    ],
+    assertionPrivateKeyFile: env.ASSERTION_PRIVATE_KEY_FILE ?? join(dataDir, 'keys/assertion.private.jwk.json'),
+    rateLimit: {
+      points: integer(env.RATE_LIMIT_POINTS, 1200),
+      durationSeconds: integer(env.RATE_LIMIT_WINDOW_SECONDS, 60),
+      redisUrl,
+      store: (env.RATE_LIMIT_STORE as 'memory' | 'redis' | 'postgres' | undefined) ?? (redisUrl ? 'redis' : 'memory'),
+    },
+    dpop: { requireNonce: flag(env.DPOP_REQUIRE_NONCE, false), iatWindowSeconds: integer(env.DPOP_IAT_WINDOW_SECONDS, 60) },
+    credentialCacheMs: integer(env.CREDENTIAL_CACHE_MS, 2000),
+    adminTokenFile: env.ADMIN_TOKEN_FILE ?? join(dataDir, 'admin-token'),
+  };
+}

@@ -1,0 +1,213 @@
+/**
+ * Assembles the gateway: the credential store and its database, the gateway's
+ * own routes (bound by operation id through service-kit's contract pipeline),
+ * forwarding of every other contract operation to its service, and the admin
+ * listener.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { importJWK, type CryptoKey, type JWK } from 'jose';
+import { operationTable, type OperationFacts } from '@gateway-minds/contract';
+import { openDatabase, type Database } from '@gateway-minds/db';
+import {
+  ApiError,
+  BODY_LIMIT_BYTES,
+  createLogger,
+  createOperationRouter,
+  createServiceApp,
+  readAssertionKey,
+  requestContext,
+  shapeError,
+  type Logger,
+  type VerifiedPrincipal,
+} from '@gateway-minds/service-kit';
+import { createAdminApp } from './admin/admin-app.js';
+import { createAuthenticator } from './auth/authenticate.js';
+import { DpopVerifier, MemoryReplayStore, RedisReplayStore, type ReplayStore } from './auth/dpop.js';
+import { createRateLimiter } from './auth/rate-limit.js';
+import type { GatewayConfig } from './config.js';
+import { CredentialStore } from './iam/credentials.js';
+import { forward } from './routing/forward.js';
+import { gatewayPreflight } from './routing/preflight.js';
+import { StatusProbe } from './routing/status-probe.js';
+import { UpstreamRegistry } from './routing/upstreams.js';
+import { gatewayHandlers, usageReadGuard } from './routes/gateway-routes.js';
+import { UsageRecorder } from './usage/usage-recorder.js';
+
+/** Services the gateway answers itself: its own routes and the built-in iam (credential verification). */
+export const BUILT_IN_SERVICES = ['gateway', 'iam'] as const;
+const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), '../migrations');
+
+export interface Gateway {
+  url: string;
+  adminUrl: string;
+  adminToken: string;
+  db: Database;
+  store: CredentialStore;
+  probe: StatusProbe;
+  close(): Promise<void>;
+}
+
+function readOrCreateAdminToken(file: string): string {
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dirname(file), { recursive: true });
+  const token = `adm_${randomBytes(24).toString('base64url')}`;
+  writeFileSync(file, token, { mode: 0o600 });
+  return token;
+}
+
+async function publicKeyOf(privateKeyFile: string): Promise<CryptoKey | null> {
+  if (!existsSync(privateKeyFile)) return null;
+  const { d: _secret, ...publicJwk } = JSON.parse(readFileSync(privateKeyFile, 'utf8')) as JWK;
+  return (await importJWK(publicJwk, 'EdDSA')) as CryptoKey;
+}
+
+export async function startGateway(config: GatewayConfig, logger: Logger = createLogger('gateway')): Promise<Gateway> {
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: join(config.dataDir, 'gateway'),
+    schema: config.databaseSchema,
+    migrationsDir,
+  });
+  const store = new CredentialStore(db, config.credentialCacheMs);
+  if (!(await store.firstOrganization())) {
+    const seeded = await store.createOrganization('Development');
+    logger.info(seeded, 'seeded a development organization and project');
+  }
+
+  const signingKey = await readAssertionKey(config.assertionPrivateKeyFile);
+  if (!signingKey) logger.warn({ file: config.assertionPrivateKeyFile }, 'no assertion signing key: nothing will be forwarded');
+  const registry = new UpstreamRegistry(config.upstreams);
+  const probe = new StatusProbe(registry, ['iam']);
+  const usage = new UsageRecorder(db);
+
+  let redis: { quit(): Promise<unknown> } | undefined;
+  let replay: ReplayStore = new MemoryReplayStore();
+  if (config.rateLimit.redisUrl) {
+    const { Redis } = await import('ioredis');
+    const client = new Redis(config.rateLimit.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
+    redis = client;
+    replay = new RedisReplayStore(client as never);
+  }
+  const limiter = await createRateLimiter({ ...config.rateLimit, redis });
+  const dpop = new DpopVerifier({ requireNonce: config.dpop.requireNonce, iatWindowSeconds: config.dpop.iatWindowSeconds, replay });
+  let publicBaseUrl = config.publicBaseUrl;
+  const authenticate = createAuthenticator({ store, dpop, limiter, publicBaseUrl: () => publicBaseUrl });
+
+  /** Authenticates for the matched operation, and counts the answer for the caller's organization. */
+  async function authenticateFor(req: Request, res: Response, operation: OperationFacts): Promise<VerifiedPrincipal | null> {
+    const principal = await authenticate(req, operation);
+    res.locals.principal = principal;
+    if (principal) res.on('finish', () => usage.record(principal.org, operation.service, res.statusCode));
+    return principal;
+  }
+
+  const ownOperations = (Object.values(operationTable) as OperationFacts[]).filter((o) => (BUILT_IN_SERVICES as readonly string[]).includes(o.service));
+  const forwardedRouter = createOperationRouter((Object.values(operationTable) as OperationFacts[]).filter((o) => !ownOperations.includes(o)));
+  const readRawBody = express.raw({ limit: BODY_LIMIT_BYTES, type: () => true });
+
+  async function forwardRequest(req: Request, res: Response, next: NextFunction): Promise<void> {
+    try {
+      const match = forwardedRouter.match(req.method, req.path);
+      if (match.kind === 'not-found') throw new ApiError('ROUTE_NOT_FOUND', 'No service or operation at this path.');
+      if (match.kind === 'method-not-allowed') {
+        throw new ApiError('METHOD_NOT_ALLOWED', `The path does not accept ${req.method}.`, { headers: { Allow: match.allow.join(', ') } });
+      }
+      const { operation } = match;
+      Object.assign(requestContext(res), { operation, pathParams: match.pathParams });
+      const upstream = registry.get(operation.service);
+      if (!upstream) throw new ApiError('ROUTE_NOT_FOUND', `No service ${operation.service} is registered.`);
+      const principal = await authenticateFor(req, res, operation);
+      if (!upstream.enabled) {
+        throw new ApiError('SERVICE_DISABLED', `The ${upstream.name} service is registered but not enabled.`, { retryAfterSeconds: upstream.disabledRetryAfterSeconds });
+      }
+      if (!signingKey) throw new ApiError('FLOCKS_SIGNING_KEY_MISSING', 'The service is routed without its verification key; nothing was forwarded.');
+      const shape = shapeError(req, operation);
+      if (shape) throw shape;
+      if (operation.hasRequestBody) await new Promise<void>((resolve, reject) => readRawBody(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+      await forward(
+        {
+          upstream,
+          operation,
+          principal,
+          requestId: requestContext(res).requestId,
+          method: req.method,
+          url: req.originalUrl,
+          headers: req.headers,
+          body: Buffer.isBuffer(req.body) ? req.body : undefined,
+        },
+        signingKey,
+        res,
+      );
+    } catch (error) {
+      next(error);
+    }
+  }
+
+  const app = createServiceApp({
+    operations: ownOperations,
+    handlers: gatewayHandlers({ db, store, probe, registry, usage, docsBaseUrl: config.docsBaseUrl, builtInServices: BUILT_IN_SERVICES }),
+    validateResponses: config.validateResponses,
+    docsBaseUrl: config.docsBaseUrl,
+    logger,
+    preflight: gatewayPreflight,
+    authenticate: async (req, res, next) => {
+      try {
+        await authenticateFor(req, res, requestContext(res).operation);
+        next();
+      } catch (error) {
+        next(error);
+      }
+    },
+    operationGuards: { [operationTable.gateway_getUsage.operationId]: usageReadGuard },
+    unmatched: (req, res, next) => forwardRequest(req, res, next),
+  });
+
+  const adminToken = readOrCreateAdminToken(config.adminTokenFile);
+  const adminApp = createAdminApp({
+    store,
+    adminToken,
+    assertionPublicKey: await publicKeyOf(config.assertionPrivateKeyFile),
+    audiences: registry.all().map((u) => u.name),
+  });
+
+  const listen = (handler: express.Express, port: number) =>
+    new Promise<Server>((resolve, reject) => {
+      const server = handler.listen(port, config.host);
+      server.once('listening', () => resolve(server));
+      server.once('error', reject);
+    });
+  const server = await listen(app, config.port);
+  server.keepAliveTimeout = 65_000;
+  const adminServer = await listen(adminApp, config.adminPort);
+  const url = `http://${config.host}:${(server.address() as AddressInfo).port}`;
+  const adminUrl = `http://${config.host}:${(adminServer.address() as AddressInfo).port}`;
+  if (config.port === 0 && publicBaseUrl.endsWith(':0')) publicBaseUrl = url;
+  logger.info({ url, adminUrl }, 'gateway listening');
+
+  return {
+    url,
+    adminUrl,
+    adminToken,
+    db,
+    store,
+    probe,
+    async close() {
+      await Promise.all([
+        new Promise((resolve) => server.close(resolve)),
+        new Promise((resolve) => adminServer.close(resolve)),
+      ]);
+      server.closeAllConnections();
+      await usage.close();
+      await registry.close();
+      await redis?.quit();
+      await db.close();
+    },
+  };
+}
+

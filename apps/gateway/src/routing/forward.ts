@@ -1,0 +1,124 @@
+/**
+ * Forwards an authenticated request to its service with the gateway's signed
+ * assertion, and maps every relay failure to the catalog:
+ * unreachable -> UPSTREAM_UNREACHABLE, deadline -> UPSTREAM_TIMEOUT, an answer
+ * outside the contract (status not declared, not JSON, not an envelope on an
+ * error, a redirect, too large) -> BAD_GATEWAY. Only the operation's own
+ * header parameters travel upstream: never the caller's Authorization,
+ * cookies, or anything claiming tenancy.
+ */
+import type { Response } from 'express';
+import { errors as undiciErrors } from 'undici';
+import type { CryptoKey } from 'jose';
+import type { OperationFacts } from '@gateway-minds/contract';
+import { ApiError, ASSERTION_HEADER, signAssertion, type VerifiedPrincipal } from '@gateway-minds/service-kit';
+import type { Upstream } from './upstreams.js';
+
+/** Upstream bodies above this are dropped as BAD_GATEWAY. */
+const MAX_UPSTREAM_BODY_BYTES = 4 * 1024 * 1024;
+const PASSED_BACK_HEADERS = ['content-type', 'retry-after', 'allow', 'dpop-nonce'];
+
+export interface ForwardRequest {
+  upstream: Upstream;
+  operation: OperationFacts;
+  principal: VerifiedPrincipal | null;
+  requestId: string;
+  method: string;
+  /** Path and query as the caller sent them. */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer | undefined;
+}
+
+function relayError(code: 'UPSTREAM_UNREACHABLE' | 'UPSTREAM_TIMEOUT' | 'BAD_GATEWAY', upstream: Upstream, reason: string, message: string): ApiError {
+  return new ApiError(code, message, { reason, layer: upstream.name });
+}
+
+export async function forward(request: ForwardRequest, signingKey: CryptoKey, res: Response): Promise<void> {
+  const { upstream, operation } = request;
+  const headers: Record<string, string> = { 'x-request-id': request.requestId, accept: 'application/json' };
+  if (request.body) headers['content-type'] = 'application/json';
+  for (const parameter of operation.parameters) {
+    if (parameter.in !== 'header') continue;
+    const value = request.headers[parameter.name.toLowerCase()];
+    if (typeof value === 'string') headers[parameter.name.toLowerCase()] = value;
+  }
+  if (request.principal) {
+    headers[ASSERTION_HEADER] = await signAssertion(signingKey, request.principal, { audience: upstream.name, requestId: request.requestId });
+  }
+
+  let response;
+  try {
+    response = await upstream.pool.request({
+      path: request.url,
+      method: request.method as 'GET',
+      headers,
+      body: request.body,
+      headersTimeout: upstream.timeoutMs,
+      bodyTimeout: upstream.timeoutMs,
+      signal: AbortSignal.timeout(upstream.timeoutMs),
+    });
+  } catch (error) {
+    throw classify(error, upstream);
+  }
+
+  const { statusCode } = response;
+  let body: Buffer;
+  try {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += chunk.length;
+      if (size > MAX_UPSTREAM_BODY_BYTES) {
+        response.body.destroy();
+        throw relayError('BAD_GATEWAY', upstream, 'response_too_large', `The ${upstream.name} service's response exceeded ${MAX_UPSTREAM_BODY_BYTES} bytes.`);
+      }
+      chunks.push(chunk);
+    }
+    body = Buffer.concat(chunks);
+  } catch (error) {
+    throw error instanceof ApiError ? error : classify(error, upstream);
+  }
+
+  const declared = statusCode === operation.successStatus || operation.errorStatuses.includes(statusCode);
+  if (!declared) {
+    throw relayError('BAD_GATEWAY', upstream, statusCode >= 300 && statusCode < 400 ? 'redirect_refused' : 'undeclared_status', `The ${upstream.name} service answered ${statusCode}, which the contract does not declare for this operation.`);
+  }
+  const contentType = String(response.headers['content-type'] ?? '');
+  let parsed: unknown;
+  try {
+    if (!contentType.startsWith('application/json')) throw new Error('not JSON');
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw relayError('BAD_GATEWAY', upstream, 'invalid_response', `The ${upstream.name} service returned a response that is not JSON.`);
+  }
+  if (statusCode >= 400) {
+    const error = (parsed as { error?: { code?: unknown } } | null)?.error;
+    if (typeof error?.code !== 'string') {
+      throw relayError('BAD_GATEWAY', upstream, 'invalid_response', `The ${upstream.name} service returned an error outside the envelope.`);
+    }
+  }
+
+  res.status(statusCode);
+  for (const name of PASSED_BACK_HEADERS) {
+    const value = response.headers[name];
+    if (typeof value === 'string') res.setHeader(name, value);
+  }
+  res.end(body);
+}
+
+function classify(error: unknown, upstream: Upstream): ApiError {
+  const timedOut =
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError ||
+    error instanceof undiciErrors.ConnectTimeoutError ||
+    (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'));
+  if (timedOut) {
+    return relayError('UPSTREAM_TIMEOUT', upstream, 'deadline_exceeded', `The ${upstream.name} service did not answer within ${upstream.timeoutMs} ms; a read may be retried, a mutation's outcome is unknown.`);
+  }
+  const code = (error as { code?: string }).code;
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') {
+    return relayError('UPSTREAM_UNREACHABLE', upstream, code === 'ECONNREFUSED' ? 'connection_refused' : 'connection_failed', `The ${upstream.name} service could not be reached.`);
+  }
+  return relayError('UPSTREAM_UNREACHABLE', upstream, 'connection_failed', `The ${upstream.name} service could not be reached.`);
+}

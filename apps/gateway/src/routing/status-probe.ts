@@ -1,0 +1,73 @@
+/**
+ * The status route's live probe of every registered service (GET <url>/healthz),
+ * cached for the contract's cache_ttl_seconds so a burst of status calls makes
+ * one probe.
+ */
+import { openapiDocument } from '@gateway-minds/contract/document';
+import type { Schemas } from '@gateway-minds/contract';
+import type { UpstreamRegistry } from './upstreams.js';
+
+type GatewayStatus = Schemas['GatewayStatus'];
+type ServiceStatus = Schemas['ServiceStatus'];
+
+/** 30 seconds, read from the contract (GatewayStatus.cache_ttl_seconds). */
+export const STATUS_CACHE_TTL_SECONDS = (
+  openapiDocument.components!.schemas!.GatewayStatus as { properties: { cache_ttl_seconds: { const: 30 } } }
+).properties.cache_ttl_seconds.const;
+
+const PROBE_TIMEOUT_MS = 2000;
+
+export class StatusProbe {
+  private cached: { status: GatewayStatus; until: number } | undefined;
+  private inFlight: Promise<GatewayStatus> | undefined;
+
+  /** `builtIn` services are answered by the gateway itself and always up. */
+  constructor(
+    private readonly registry: UpstreamRegistry,
+    private readonly builtIn: string[],
+  ) {}
+
+  async status(): Promise<GatewayStatus> {
+    if (this.cached && this.cached.until > Date.now()) return this.cached.status;
+    this.inFlight ??= this.probeAll().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
+
+  /** Forget the cached probe (tests, and after a configuration change). */
+  invalidate(): void {
+    this.cached = undefined;
+  }
+
+  private async probeAll(): Promise<GatewayStatus> {
+    const services: ServiceStatus[] = this.builtIn.map((service) => ({ service, state: 'up', http_status: 200, latency_ms: 0 }));
+    services.push(...(await Promise.all(this.registry.all().map(async (upstream): Promise<ServiceStatus> => {
+      if (!upstream.enabled) return { service: upstream.name, state: 'disabled', http_status: 503, latency_ms: 0 };
+      const started = performance.now();
+      try {
+        const response = await upstream.pool.request({
+          path: '/healthz',
+          method: 'GET',
+          headersTimeout: PROBE_TIMEOUT_MS,
+          bodyTimeout: PROBE_TIMEOUT_MS,
+          signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+        });
+        await response.body.dump();
+        const latency = Math.round(performance.now() - started);
+        const ok = response.statusCode >= 200 && response.statusCode < 300;
+        return { service: upstream.name, state: ok ? 'up' : 'degraded', http_status: response.statusCode, latency_ms: latency };
+      } catch (error) {
+        const latency = Math.round(performance.now() - started);
+        const timedOut = error instanceof Error && /timeout|abort/i.test(`${error.name} ${error.message}`);
+        return { service: upstream.name, state: 'down', http_status: timedOut ? 504 : 502, latency_ms: latency };
+      }
+    }))));
+    const status: GatewayStatus = {
+      object: 'gateway_status',
+      checked_at: new Date().toISOString(),
+      cache_ttl_seconds: STATUS_CACHE_TTL_SECONDS,
+      services,
+    };
+    this.cached = { status, until: Date.now() + STATUS_CACHE_TTL_SECONDS * 1000 };
+    return status;
+  }
+}

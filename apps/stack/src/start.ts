@@ -1,0 +1,82 @@
+/**
+ * `npm start`: the whole stack on the embedded default. One data directory
+ * (DATA_DIR, default ./data at the repository root) holds each service's PGlite
+ * database, the assertion key pair and the admin token; the Minds service
+ * starts first, then the gateway in front of it. Ctrl-C stops both.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const require = createRequire(import.meta.url);
+const dataDir = resolve(process.env.DATA_DIR ?? join(repoRoot, 'data'));
+const gatewayPort = process.env.PORT ?? '8080';
+const mindsPort = process.env.MINDS_PORT ?? '8090';
+const adminPort = process.env.ADMIN_PORT ?? '8081';
+
+await ensureAssertionKeys(assertionKeyFiles(dataDir));
+
+function mainOf(workspace: string): string | undefined {
+  try {
+    // The package's entry is dist/index.js; its runnable main sits beside it.
+    return join(dirname(require.resolve(workspace)), 'main.js');
+  } catch {
+    return undefined;
+  }
+}
+
+const children: ChildProcess[] = [];
+function run(name: string, main: string, env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [main], { env: { ...process.env, DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+  child.on('exit', (code, signal) => {
+    if (stopping) return;
+    console.error(`${name} exited (${signal ?? code}); stopping the stack.`);
+    stop(1);
+  });
+  children.push(child);
+  return child;
+}
+
+let stopping = false;
+function stop(code = 0): void {
+  stopping = true;
+  for (const child of children) child.kill('SIGTERM');
+  setTimeout(() => process.exit(code), 2000).unref();
+  Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))).then(() => process.exit(code));
+}
+process.once('SIGINT', () => stop());
+process.once('SIGTERM', () => stop());
+
+const mindsMain = mainOf('@gateway-minds/minds');
+if (mindsMain && existsSync(mindsMain)) {
+  run('minds', mindsMain, { PORT: mindsPort, IAM_INTERNAL_URL: `http://127.0.0.1:${adminPort}` });
+} else {
+  console.warn('The Minds service is not built; the gateway starts alone and reports it down.');
+}
+const gatewayMain = mainOf('@gateway-minds/gateway');
+if (!gatewayMain) throw new Error('the gateway is not built: run npm run build');
+run('gateway', gatewayMain, { PORT: gatewayPort, ADMIN_PORT: adminPort, MINDS_URL: `http://127.0.0.1:${mindsPort}` });
+
+// Tell a newcomer how to get in, once the gateway answers.
+const base = `http://127.0.0.1:${gatewayPort}`;
+for (let attempt = 0; attempt < 300; attempt++) {
+  try {
+    if ((await fetch(`${base}/v1/status`)).ok) break;
+  } catch {
+    // not listening yet
+  }
+  await new Promise((r) => setTimeout(r, 100));
+}
+console.log(`
+  The stack is up: ${base}  (data in ${dataDir})
+
+  Get a credential (a signed-in session with a Sandbox selection):
+    npm run admin -- issue --kind bridge_session
+  then:
+    curl ${base}/v1/whoami -H "Authorization: Bearer <token>"
+    curl ${base}/v1/minds/services -H "Authorization: Bearer <token>"
+`);
