@@ -75,6 +75,11 @@ describe('forwarding', () => {
     expect(call!.headers['x-unrelated']).toBeUndefined();
   });
 
+  it('keeps upstream connections alive across requests', async () => {
+    for (let i = 0; i < 5; i++) expect((await send(base, 'GET', `/v1/minds/services/${mindId}`, { headers: bearer(session.token) })).status).toBe(200);
+    expect(new Set(upstream.calls.map((c) => c.remotePort)).size).toBe(1);
+  });
+
   it('passes an upstream error envelope through unchanged', async () => {
     const envelope = { error: { code: 'NOT_FOUND', type: 'not_found', message: 'No such Mind.', docs_url: 'http://x/errors.html#NOT_FOUND', request_id: 'req_01JD3M8Q4Z9X7V6T5S4R3P2N1M', reason: 'mind_not_found' } };
     upstream.behaviour = answerJson(404, envelope);

@@ -12,6 +12,8 @@ import { assertionKeyFiles, ensureAssertionKeys, type CredentialKind } from '@ga
 import { loadConfig, startGateway, type Gateway, type GatewayConfig } from '../../src/index.js';
 
 export interface UpstreamCall {
+  /** The gateway's side of the connection: the same port means a kept-alive connection. */
+  remotePort: number | undefined;
   method: string;
   url: string;
   headers: IncomingMessage['headers'];
@@ -34,7 +36,7 @@ export class UpstreamDouble {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const call = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) };
+        const call = { remotePort: req.socket.remotePort, method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) };
         if (call.url !== '/healthz') this.calls.push(call);
         if (call.url === '/healthz') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
         this.behaviour(call, res);
