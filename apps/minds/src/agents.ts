@@ -1,0 +1,79 @@
+/**
+ * Agent identities belong to the gateway's IAM. The Minds service asks it
+ * whether an agent exists in the caller's organization (adding a group member,
+ * attaching an agent) and copies the agent's DID and creation time.
+ */
+import { ApiError, ASSERTION_HEADER } from '@gateway-minds/service-kit';
+
+export interface AgentRecord {
+  id: string;
+  organizationId: string;
+  did: string;
+  createdAtMs: number;
+}
+
+export interface AgentLookupContext {
+  /** The caller's organization: an agent of another organization is reported as missing. */
+  org: string;
+  /** The gateway assertion this request arrived with, forwarded as the caller's authority. */
+  assertion: string;
+  requestId: string;
+}
+
+export interface AgentDirectory {
+  /** The agent, or null when it does not exist in ctx.org. Throws ApiError when the directory cannot answer. */
+  find(agentId: string, ctx: AgentLookupContext): Promise<AgentRecord | null>;
+}
+
+const didPattern = /^did:[A-Za-z0-9:._%-]{1,512}$/;
+
+function isAgentRecord(value: unknown): value is AgentRecord {
+  const v = value as Partial<AgentRecord> | null;
+  return (
+    typeof v === 'object' && v !== null &&
+    typeof v.id === 'string' && typeof v.organizationId === 'string' &&
+    typeof v.did === 'string' && didPattern.test(v.did) &&
+    typeof v.createdAtMs === 'number' && Number.isSafeInteger(v.createdAtMs) && v.createdAtMs >= 1
+  );
+}
+
+/** GET {baseUrl}/internal/iam/agents/{agent_id} with the caller's assertion: 200 the agent, 404 none. */
+export class HttpAgentDirectory implements AgentDirectory {
+  readonly #baseUrl: string;
+  readonly #timeoutMs: number;
+
+  constructor(baseUrl: string, timeoutMs = 3000) {
+    this.#baseUrl = baseUrl.replace(/\/+$/, '');
+    this.#timeoutMs = timeoutMs;
+  }
+
+  async find(agentId: string, ctx: AgentLookupContext): Promise<AgentRecord | null> {
+    const unavailable = (why: string) => new ApiError('SERVICE_UNAVAILABLE', 'The agent directory is unavailable; try again.', { reason: why });
+    let response: Response;
+    try {
+      response = await fetch(`${this.#baseUrl}/internal/iam/agents/${encodeURIComponent(agentId)}`, {
+        headers: { [ASSERTION_HEADER]: ctx.assertion, 'x-request-id': ctx.requestId, accept: 'application/json' },
+        signal: AbortSignal.timeout(this.#timeoutMs),
+        redirect: 'error',
+      });
+    } catch {
+      throw unavailable('agent_directory_unreachable');
+    }
+    if (response.status === 404) {
+      await response.body?.cancel();
+      return null;
+    }
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      throw unavailable('agent_directory_refused');
+    }
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch {
+      throw unavailable('agent_directory_invalid_response');
+    }
+    if (!isAgentRecord(body) || body.id !== agentId) throw unavailable('agent_directory_invalid_response');
+    return body.organizationId === ctx.org ? body : null;
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Authentication and defence in depth. The gateway has already authenticated
+ * the caller and checked the operation's credential rules; this service still
+ * refuses anything that did not come through it (no valid `x-gateway-assertion`:
+ * 401 UNAUTHENTICATED) and checks the verified principal against the
+ * operation's facts again, so that a misrouted or misconfigured request cannot
+ * reach a handler:
+ *
+ *   kind not accepted by the operation's security -> its x-credential-refusal code
+ *   no Sandbox selection where one is required      -> HUMAN_SANDBOX_SELECTION_REQUIRED
+ *   a derived session where the original is needed -> ORIGINAL_CONSOLE_REQUIRED
+ *   a scope of the security requirement missing     -> SCOPE_MISSING (required_scope)
+ *   the operation's admission setting off           -> NOT_FOUND (reason not_admitted)
+ *
+ * Admission is checked after the credential, so that from the outside the
+ * order is the same whether the gateway or this service refuses.
+ */
+import type { RequestHandler, Response } from 'express';
+import type { CryptoKey } from 'jose';
+import { credentialSchemes, type ErrorCode, type OperationFacts } from '@gateway-minds/contract';
+import { ApiError, requestContext, requireGatewayAssertion, type VerifiedPrincipal } from '@gateway-minds/service-kit';
+
+export const SERVICE_AUDIENCE = 'minds';
+
+/** The human caller of a Sandbox-selected operation: tenancy comes only from here. */
+export interface HumanCaller {
+  kind: 'human';
+  principal: string;
+  org: string;
+  project: string;
+  workspace: string | null;
+  sandbox: string;
+}
+
+export interface AgentCaller {
+  kind: 'agent';
+  agentId: string;
+  org: string;
+  /** The project the agent credential is bound to, if any. */
+  project: string | null;
+}
+
+function acceptedKinds(operation: OperationFacts): Set<string> {
+  const schemes = new Set(operation.security.map((s) => s.scheme));
+  return new Set(Object.values(credentialSchemes).filter((c) => schemes.has(c.scheme)).map((c) => c.kind));
+}
+
+function isAgentKind(kind: string): boolean {
+  return kind === credentialSchemes.agent_credential.kind || kind === credentialSchemes.agent_token.kind;
+}
+
+/** Checks a verified principal against an operation's facts; throws the contract's refusal. */
+export function checkPrincipal(operation: OperationFacts, principal: VerifiedPrincipal, admissions: Record<string, boolean>): void {
+  const refusal = (operation.credentialRefusal ?? 'UNAUTHORIZED') as ErrorCode;
+  if (!acceptedKinds(operation).has(principal.kind)) {
+    throw new ApiError(refusal, 'This credential is not accepted for this operation.');
+  }
+  if (!principal.org) throw new ApiError(refusal, 'The credential carries no organization.');
+  if (isAgentKind(principal.kind)) {
+    if (!principal.agentId) throw new ApiError(refusal, 'The agent credential names no agent.');
+  } else if (operation.requiresSandboxSelection && (!principal.sandbox || !principal.project)) {
+    throw new ApiError('HUMAN_SANDBOX_SELECTION_REQUIRED', 'A signed-in human session with a Sandbox selection is required.');
+  }
+  if (operation.requiresOriginalSession && !principal.originalSession) {
+    throw new ApiError('ORIGINAL_CONSOLE_REQUIRED', 'Only the original Console session may manage owners, not a credential derived from it.');
+  }
+  const requirement = operation.security.find((s) => Object.values(credentialSchemes).some((c) => c.scheme === s.scheme && c.kind === principal.kind));
+  const missing = requirement?.scopes.find((scope) => !principal.scopes.includes(scope));
+  if (missing) throw new ApiError('SCOPE_MISSING', `The credential lacks the ${missing} scope.`, { requiredScope: missing });
+  if (operation.admissionSetting && !admissions[operation.admissionSetting]) {
+    throw new ApiError('NOT_FOUND', 'This operation is not admitted on this server.', { reason: 'not_admitted' });
+  }
+}
+
+/** requireGatewayAssertion, then checkPrincipal for the matched operation. */
+export function authenticate(publicKey: CryptoKey, admissions: Record<string, boolean>): RequestHandler {
+  const verify = requireGatewayAssertion(publicKey, SERVICE_AUDIENCE);
+  return (req, res, next) => {
+    void verify(req, res, (error?: unknown) => {
+      if (error) return next(error);
+      try {
+        checkPrincipal(requestContext(res).operation, res.locals.principal as VerifiedPrincipal, admissions);
+        next();
+      } catch (refusal) {
+        next(refusal);
+      }
+    });
+  };
+}
+
+export function principalOf(res: Response): VerifiedPrincipal {
+  return res.locals.principal as VerifiedPrincipal;
+}
+
+/** The human caller; only called after checkPrincipal admitted a Sandbox-selected session. */
+export function humanCaller(res: Response): HumanCaller {
+  const p = principalOf(res);
+  return { kind: 'human', principal: p.principal, org: p.org, project: p.project!, workspace: p.workspace, sandbox: p.sandbox! };
+}
+
+export function agentCaller(res: Response): AgentCaller {
+  const p = principalOf(res);
+  return { kind: 'agent', agentId: p.agentId!, org: p.org, project: p.project };
+}

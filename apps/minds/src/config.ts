@@ -1,0 +1,64 @@
+/**
+ * Configuration from the environment (main.ts):
+ *
+ *   PORT                        8090
+ *   HOST                        127.0.0.1
+ *   DATA_DIR                    ./data   (PGlite in DATA_DIR/minds)
+ *   DATABASE_URL                PostgreSQL instead of PGlite
+ *   ASSERTION_PUBLIC_KEY_FILE   DATA_DIR/keys/assertion.public.jwk.json (the gateway's public JWK)
+ *   IAM_INTERNAL_URL            http://127.0.0.1:8081 (agent lookups)
+ *   DOCS_BASE_URL               http://127.0.0.1:8080/docs
+ *   MINDS_OWNER_MANAGEMENT_ENABLED, MINDS_AGENT_MEMORY_ENABLED
+ *                               off unless 1/true/yes/on (names from the operation table)
+ *   MINDS_HOST_PROVISION_MS     1500 (simulated host)
+ *   MINDS_HOST_STOP_MS          800
+ *   LOG_LEVEL                   info
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { JWK } from 'jose';
+import type { MindsServiceConfig } from './service.js';
+import { admissionSettings } from './spec.js';
+
+type Env = Record<string, string | undefined>;
+
+function flag(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
+}
+
+function integer(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+export interface ListenConfig {
+  port: number;
+  host: string;
+}
+
+export function configFromEnv(env: Env = process.env): { listen: ListenConfig; service: MindsServiceConfig } {
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const keyFile = env.ASSERTION_PUBLIC_KEY_FILE || join(dataDir, 'keys', 'assertion.public.jwk.json');
+  let assertionPublicKey: JWK;
+  try {
+    assertionPublicKey = JSON.parse(readFileSync(keyFile, 'utf8')) as JWK;
+  } catch (error) {
+    throw new Error(`cannot read the gateway's assertion public key from ${keyFile} (set ASSERTION_PUBLIC_KEY_FILE): ${(error as Error).message}`);
+  }
+  return {
+    listen: { port: integer(env, 'PORT', 8090), host: env.HOST || '127.0.0.1' },
+    service: {
+      databaseUrl: env.DATABASE_URL || undefined,
+      dataDir: join(dataDir, 'minds'),
+      assertionPublicKey,
+      iamInternalUrl: env.IAM_INTERNAL_URL || 'http://127.0.0.1:8081',
+      docsBaseUrl: env.DOCS_BASE_URL || 'http://127.0.0.1:8080/docs',
+      admissions: Object.fromEntries(admissionSettings.map((name) => [name, flag(env[name])])),
+      hostProvisionMs: integer(env, 'MINDS_HOST_PROVISION_MS', 1500),
+      hostStopMs: integer(env, 'MINDS_HOST_STOP_MS', 800),
+    },
+  };
+}

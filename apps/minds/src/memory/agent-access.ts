@@ -1,0 +1,67 @@
+/**
+ * Whether an agent may use a Mind's agent data, and in which namespace.
+ *
+ * The agent needs an attachment to the Mind that is not revoked, not expired
+ * and grants the needed permissions (read for get and search; read and write
+ * for insert), either to the agent itself or to an active group it is an
+ * active member of. Without `group` it works in its private namespace
+ * (agent:<id>); with `group`, only an attachment of that very group counts,
+ * and it works in the group's shared namespace (group:<id>).
+ *
+ *   a matching attachment is valid                -> allowed
+ *   matching attachments exist, all expired       -> 401 AGENT_CAPABILITY_EXPIRED
+ *   otherwise (also: the Mind does not exist)     -> 403 INVALID_AGENT_CAPABILITY
+ */
+import type { Queryable } from '@gateway-minds/db';
+import { ApiError } from '@gateway-minds/service-kit';
+import type { AgentCaller } from '../auth.js';
+import type { MindRow } from '../minds/store.js';
+import { PERMISSION_READ, PERMISSION_WRITE, type Permission } from '../spec.js';
+import { agentNamespace, groupNamespace } from './store.js';
+
+export type AgentNeed = 'read' | 'write';
+
+export interface AgentAccess {
+  mind: MindRow;
+  namespace: string;
+}
+
+interface CandidateRow {
+  subject_kind: 'agent' | 'group';
+  subject_id: string;
+  permissions: Permission[];
+  expires_at: number;
+}
+
+export function invalidCapability(): ApiError {
+  return new ApiError('INVALID_AGENT_CAPABILITY', 'No active attachment grants this agent the permission on this Mind.');
+}
+
+export async function authorizeAgent(db: Queryable, caller: AgentCaller, mindId: string, group: string | null, need: AgentNeed, now = Date.now()): Promise<AgentAccess> {
+  const { rows: minds } = await db.query<MindRow>(
+    `SELECT * FROM minds WHERE mind_id = $1 AND organization_id = $2 AND ($3::text IS NULL OR project_id = $3)`,
+    [mindId, caller.org, caller.project],
+  );
+  const mind = minds[0];
+  if (!mind) throw invalidCapability();
+  const { rows: candidates } = await db.query<CandidateRow>(
+    `SELECT a.subject_kind, a.subject_id, a.permissions, a.expires_at
+       FROM mind_attachments a
+      WHERE a.mind_id = $1 AND a.organization_id = $2 AND a.project_id = $3 AND a.revoked_at IS NULL
+        AND ((a.subject_kind = 'agent' AND a.subject_id = $4)
+          OR (a.subject_kind = 'group' AND EXISTS (
+                SELECT 1 FROM agent_group_members m JOIN agent_groups g ON g.id = m.group_id
+                 WHERE m.group_id = a.subject_id AND m.agent_id = $4 AND m.revoked_at IS NULL
+                   AND g.organization_id = $2 AND g.revoked_at IS NULL)))`,
+    [mind.mind_id, mind.organization_id, mind.project_id, caller.agentId],
+  );
+  const needed: Permission[] = need === 'write' ? [PERMISSION_READ, PERMISSION_WRITE] : [PERMISSION_READ];
+  const matching = candidates.filter(
+    (c) => needed.every((p) => c.permissions.includes(p)) && (group === null || (c.subject_kind === 'group' && c.subject_id === group)),
+  );
+  if (matching.some((c) => c.expires_at > now)) {
+    return { mind, namespace: group === null ? agentNamespace(caller.agentId) : groupNamespace(group) };
+  }
+  if (matching.length > 0) throw new ApiError('AGENT_CAPABILITY_EXPIRED', 'The attachment granting access to this Mind has expired.');
+  throw invalidCapability();
+}

@@ -1,0 +1,79 @@
+/** Memory operations: the owner's (human session) and the attached agents'. */
+import type { Request, Response } from 'express';
+import type { Schemas } from '@gateway-minds/contract';
+import { ApiError, requestContext } from '@gateway-minds/service-kit';
+import { agentCaller, humanCaller } from '../auth.js';
+import type { Deps } from '../deps.js';
+import { mindNotFound, tenantOf } from '../minds/lifecycle.js';
+import { findMind, touchActivity, type MindRow } from '../minds/store.js';
+import { SEARCH_LIMIT_DEFAULT } from '../spec.js';
+import { authorizeAgent, type AgentNeed } from './agent-access.js';
+import { getEvent, insertEvent, OWNER_NAMESPACE, searchEvents, updateEventContent, type MemoryScope } from './store.js';
+
+function requireReady(mind: MindRow): void {
+  if (mind.status !== 'ready') {
+    throw new ApiError('MIND_NOT_READY', `The Mind is ${mind.status}, not ready for memory operations.`, { reason: 'mind_not_ready' });
+  }
+}
+
+function mindQuery(req: Request): string {
+  return String(req.query.mind);
+}
+
+export function memoryHandlers(deps: Deps) {
+  const { db } = deps;
+
+  /** The owner's namespace of a ready Mind of the caller's organization and project. */
+  async function ownerScope(req: Request, res: Response): Promise<MemoryScope> {
+    const caller = humanCaller(res);
+    const mind = await findMind(db, tenantOf(caller), mindQuery(req));
+    if (!mind) throw mindNotFound();
+    requireReady(mind);
+    await touchActivity(db, tenantOf(caller), mind.mind_id);
+    return { mindId: mind.mind_id, org: mind.organization_id, project: mind.project_id, namespace: OWNER_NAMESPACE };
+  }
+
+  /** The namespace an attached agent may use: capability first (403/401), then readiness (409). */
+  async function agentScope(req: Request, res: Response, need: AgentNeed): Promise<MemoryScope> {
+    const group = typeof req.query.group === 'string' ? req.query.group : null;
+    const { mind, namespace } = await authorizeAgent(db, agentCaller(res), mindQuery(req), group, need);
+    requireReady(mind);
+    await touchActivity(db, { org: mind.organization_id, project: mind.project_id }, mind.mind_id);
+    return { mindId: mind.mind_id, org: mind.organization_id, project: mind.project_id, namespace };
+  }
+
+  async function insert(scope: MemoryScope, req: Request, res: Response): Promise<void> {
+    const { event } = req.body as Schemas['InsertEpisodicMemoryRequest'];
+    const body: Schemas['InsertEpisodicMemoryResult'] = { id: await insertEvent(db, scope, event) };
+    res.json(body);
+  }
+
+  async function get(scope: MemoryScope, res: Response): Promise<void> {
+    const body: Schemas['MemoryReadResult'] = { item: await getEvent(db, scope, requestContext(res).pathParams.storage_id!) };
+    res.json(body);
+  }
+
+  async function search(scope: MemoryScope, req: Request, res: Response): Promise<void> {
+    const { text, limit } = req.body as Schemas['SearchMemoryRequest'];
+    const body: Schemas['MemorySearchResults'] = { items: await searchEvents(db, scope, text, limit ?? SEARCH_LIMIT_DEFAULT) };
+    res.json(body);
+  }
+
+  return {
+    minds_insertEpisodicMemory: async (req: Request, res: Response) => insert(await ownerScope(req, res), req, res),
+    minds_getEpisodicMemory: async (req: Request, res: Response) => get(await ownerScope(req, res), res),
+    minds_searchMemory: async (req: Request, res: Response) => search(await ownerScope(req, res), req, res),
+    minds_updateEpisodicMemory: async (req: Request, res: Response) => {
+      const scope = await ownerScope(req, res);
+      const { event_id, content } = req.body as Schemas['UpdateEpisodicMemoryRequest'];
+      const outcome = await updateEventContent(db, scope, requestContext(res).pathParams.storage_id!, event_id, content);
+      if (outcome === 'not_found') throw new ApiError('NOT_FOUND', 'No event with this storage id in the Mind.', { reason: 'memory_not_found' });
+      if (outcome === 'event_id_mismatch') throw new ApiError('EVENT_ID_MISMATCH', 'event_id is not the id of the event stored under this storage id.');
+      const body: Schemas['UpdateEpisodicMemoryResult'] = { ok: true };
+      res.json(body);
+    },
+    minds_agentInsertEpisodicMemory: async (req: Request, res: Response) => insert(await agentScope(req, res, 'write'), req, res),
+    minds_agentGetEpisodicMemory: async (req: Request, res: Response) => get(await agentScope(req, res, 'read'), res),
+    minds_agentSearchMemory: async (req: Request, res: Response) => search(await agentScope(req, res, 'read'), req, res),
+  };
+}

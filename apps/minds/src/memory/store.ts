@@ -1,0 +1,119 @@
+/**
+ * Episodic memory storage, shared by the owner's and the agents' operations.
+ * Every statement is scoped by Mind, organization, project and namespace:
+ *   owner          the Mind owner's memory (human sessions)
+ *   agent:<a_…>    an agent's private memory in the Mind
+ *   group:<agp_…>  a group's shared namespace in the Mind
+ */
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '@gateway-minds/db';
+import type { Schemas } from '@gateway-minds/contract';
+import { DEFAULT_EVENT_TYPE, type EventType } from '../spec.js';
+
+export const OWNER_NAMESPACE = 'owner';
+export const agentNamespace = (agentId: string) => `agent:${agentId}`;
+export const groupNamespace = (groupId: string) => `group:${groupId}`;
+
+export interface MemoryScope {
+  mindId: string;
+  org: string;
+  project: string;
+  namespace: string;
+}
+
+export type MemoryItem = Schemas['MemoryItem'];
+export type SearchHit = Schemas['MemorySearchHit'];
+
+export interface EventInput {
+  id: string;
+  content: string;
+  timestamp: string;
+  event_type?: EventType;
+  summary?: string | null;
+  tags?: string[];
+}
+
+interface EventRow {
+  storage_id: string;
+  event_id: string;
+  content: string;
+  event_timestamp: string;
+  event_type: EventType;
+  summary: string | null;
+  tags: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+const SCOPE = 'mind_id = $1 AND organization_id = $2 AND project_id = $3 AND namespace = $4';
+const scopeParams = (s: MemoryScope) => [s.mindId, s.org, s.project, s.namespace];
+
+/** Stores the event under a new storage id (never the caller's event id) and returns it. */
+export async function insertEvent(db: Queryable, scope: MemoryScope, event: EventInput): Promise<string> {
+  const storageId = randomUUID();
+  await db.query(
+    `INSERT INTO memory_events (storage_id, mind_id, organization_id, project_id, namespace, event_id, content, event_timestamp,
+       event_type, summary, tags, created_at, updated_at)
+     VALUES ($5, $1, $2, $3, $4, $6, $7, $8, $9, $10, $11::jsonb, now(), now())`,
+    [...scopeParams(scope), storageId, event.id, event.content, event.timestamp, event.event_type ?? DEFAULT_EVENT_TYPE, event.summary ?? null, JSON.stringify(event.tags ?? [])],
+  );
+  return storageId;
+}
+
+export async function getEvent(db: Queryable, scope: MemoryScope, storageId: string): Promise<MemoryItem | null> {
+  const { rows } = await db.query<EventRow>(`SELECT * FROM memory_events WHERE ${SCOPE} AND storage_id = $5`, [...scopeParams(scope), storageId]);
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    storage_id: row.storage_id,
+    id: row.event_id,
+    content: row.content,
+    timestamp: row.event_timestamp,
+    event_type: row.event_type,
+    summary: row.summary,
+    tags: row.tags,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/**
+ * Replaces the content of a stored event in place (same storage id, every other field kept)
+ * and moves updated_at forward (by at least a millisecond, so that it visibly changes).
+ * The event id must match the stored one. Last write wins.
+ */
+export async function updateEventContent(db: Queryable, scope: MemoryScope, storageId: string, eventId: string, content: string): Promise<'updated' | 'not_found' | 'event_id_mismatch'> {
+  const updated = await db.query(
+    `UPDATE memory_events SET content = $7, updated_at = GREATEST(clock_timestamp(), updated_at + interval '1 millisecond')
+      WHERE ${SCOPE} AND storage_id = $5 AND event_id = $6`,
+    [...scopeParams(scope), storageId, eventId, content],
+  );
+  if (updated.rowCount > 0) return 'updated';
+  const { rowCount } = await db.query(`SELECT 1 FROM memory_events WHERE ${SCOPE} AND storage_id = $5`, [...scopeParams(scope), storageId]);
+  return rowCount > 0 ? 'event_id_mismatch' : 'not_found';
+}
+
+/**
+ * Ranked full-text search (the generated `search` tsvector, GIN-indexed):
+ * `websearch_to_tsquery` (quotes, `or`, `-` as on search engines), ordered by
+ * ts_rank, best first; ties go to the newer event, then the storage id, so the
+ * order is deterministic.
+ */
+export async function searchEvents(db: Queryable, scope: MemoryScope, text: string, limit: number): Promise<SearchHit[]> {
+  const { rows } = await db.query<EventRow>(
+    `SELECT e.event_id, e.content, e.event_timestamp, e.event_type, e.summary, e.tags
+       FROM memory_events e, websearch_to_tsquery('english', $5) AS q
+      WHERE e.mind_id = $1 AND e.organization_id = $2 AND e.project_id = $3 AND e.namespace = $4 AND e.search @@ q
+      ORDER BY ts_rank(e.search, q) DESC, e.created_at DESC, e.storage_id
+      LIMIT $6`,
+    [...scopeParams(scope), text, limit],
+  );
+  return rows.map((row) => ({
+    id: row.event_id,
+    content: row.content,
+    timestamp: row.event_timestamp,
+    event_type: row.event_type,
+    summary: row.summary,
+    tags: row.tags,
+  }));
+}

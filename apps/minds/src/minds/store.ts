@@ -1,0 +1,101 @@
+/** The minds table: row shape, the Mind resource view, tenant-scoped reads. */
+import type { Queryable } from '@gateway-minds/db';
+import type { Schemas } from '@gateway-minds/contract';
+import { SCHEMA_VERSION, type Plan, type ProfileId } from '../spec.js';
+import type { DesiredState, MindStatus, ObservedState } from '../controller/state.js';
+
+export type Mind = Schemas['Mind'];
+export type MindCapacity = Schemas['MindCapacity'];
+
+export interface Tenant {
+  org: string;
+  project: string;
+}
+
+export interface MindRow {
+  mind_id: string;
+  organization_id: string;
+  project_id: string;
+  workspace_id: string | null;
+  sandbox_id: string | null;
+  created_by: string;
+  name: string;
+  region: string;
+  plan: Plan;
+  profile_id: ProfileId;
+  cpus: number;
+  memory_mb: number;
+  volume_size_gb: number;
+  services: string[];
+  volume_id: string;
+  base_url: string;
+  desired_state: DesiredState;
+  desired_generation: number;
+  observed_state: ObservedState;
+  observed_generation: number;
+  observed_capacity: MindCapacity | null;
+  status: MindStatus;
+  capacity_applied: boolean;
+  operation_id: string | null;
+  error_code: string | null;
+  stop_reason: string | null;
+  wake_reason: string | null;
+  last_activity_at: Date | null;
+  host_requested_generation: number;
+  host_reported_at: Date | null;
+  volume_provisioned_at: Date | null;
+  telemetry_through: Date | null;
+  telemetry_cpu_total: number;
+  lease_owner: string | null;
+  lease_until: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function capacityOf(row: Pick<MindRow, 'profile_id' | 'cpus' | 'memory_mb' | 'volume_size_gb'>): MindCapacity {
+  return { profile_id: row.profile_id, cpus: row.cpus, memory_mb: row.memory_mb, volume_size_gb: row.volume_size_gb };
+}
+
+export function toMind(row: MindRow): Mind {
+  return {
+    schema_version: SCHEMA_VERSION,
+    mind_id: row.mind_id,
+    organization_id: row.organization_id,
+    project_id: row.project_id,
+    name: row.name,
+    region: row.region,
+    plan: row.plan,
+    capacity: capacityOf(row),
+    observed_capacity: row.observed_capacity,
+    services: row.services,
+    volume_id: row.volume_id,
+    base_url: row.base_url,
+    desired_state: row.desired_state,
+    observed_state: row.observed_state,
+    desired_generation: row.desired_generation,
+    observed_generation: row.observed_generation,
+    status: row.status,
+    capacity_applied: row.capacity_applied,
+    operation_id: row.operation_id,
+    error_code: row.error_code,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** The Mind if it belongs to the tenant; another tenant's Mind is indistinguishable from a missing one. */
+export async function findMind(db: Queryable, tenant: Tenant, mindId: string, options: { forUpdate?: boolean } = {}): Promise<MindRow | undefined> {
+  const { rows } = await db.query<MindRow>(
+    `SELECT * FROM minds WHERE mind_id = $1 AND organization_id = $2 AND project_id = $3${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    [mindId, tenant.org, tenant.project],
+  );
+  return rows[0];
+}
+
+/** Records activity on a Mind (memory use, lifecycle), reported as usage's last_activity_at. */
+export async function touchActivity(db: Queryable, tenant: Tenant, mindId: string): Promise<void> {
+  await db.query(
+    `UPDATE minds SET last_activity_at = now() WHERE mind_id = $1 AND organization_id = $2 AND project_id = $3`,
+    [mindId, tenant.org, tenant.project],
+  );
+}

@@ -1,0 +1,167 @@
+/**
+ * The Minds service: an outer Express app with GET /healthz (outside the
+ * contract; the gateway's status probe calls it) in front of the contract app
+ * from service-kit serving exactly the Minds operations of the operation table,
+ * plus the controller loop.
+ */
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { type Express, type Request, type Response } from 'express';
+import type { JWK } from 'jose';
+import { openDatabase, type Database } from '@gateway-minds/db';
+import { ApiError, createLogger, createServiceApp, importAssertionKey, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
+import { HttpAgentDirectory, type AgentDirectory } from './agents.js';
+import { authenticate, humanCaller } from './auth.js';
+import { MindsController } from './controller/controller.js';
+import type { HostDriver } from './controller/host.js';
+import { SimulatedHost } from './controller/simulated-host.js';
+import type { Deps } from './deps.js';
+import { memoryHandlers } from './memory/handlers.js';
+import { lifecycleHandlers, tenantOf } from './minds/lifecycle.js';
+import { ownerHandlers } from './owner/handlers.js';
+import { admissionSettings, mindsOperations, USAGE_WINDOW_MAX_MS } from './spec.js';
+import { readUsage } from './usage.js';
+
+export const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'migrations');
+
+export interface MindsServiceConfig {
+  /** PostgreSQL URL; when absent, embedded PGlite in `dataDir`. */
+  databaseUrl?: string;
+  /** PGlite data directory (DATA_DIR/minds in main.ts). */
+  dataDir?: string;
+  /** Database schema, default `minds`. */
+  schema?: string;
+  /** The gateway's assertion verification key (public JWK). */
+  assertionPublicKey: JWK;
+  /** Base URL of the gateway's internal IAM (agent lookups). */
+  iamInternalUrl: string;
+  docsBaseUrl: string;
+  /** Admission settings by name (x-admission-setting); a setting not set here is off. */
+  admissions?: Record<string, boolean>;
+  /** Simulated host delays; ignored when `hostDriver` is given. */
+  hostProvisionMs?: number;
+  hostStopMs?: number;
+  hostDriver?: HostDriver;
+  controller?: { enabled?: boolean; tickMs?: number; heartbeatMs?: number; leaseMs?: number };
+  /** Usage reports a running Mind as host_not_reporting after this much host silence. Default 60 s. */
+  hostReportStaleMs?: number;
+  agentDirectory?: AgentDirectory;
+  region?: string;
+  mindBaseUrl?: (mindId: string) => string;
+  validateResponses?: boolean;
+  logger?: Logger;
+}
+
+export interface MindsService {
+  app: Express;
+  db: Database;
+  controller: MindsController;
+  host: HostDriver;
+  listen(port: number, host?: string): Promise<{ port: number; url: string }>;
+  close(): Promise<void>;
+}
+
+/** Default region and base URL of the Minds this (simulated) deployment runs. */
+export const DEFAULT_REGION = 'local';
+export const defaultMindBaseUrl = (mindId: string) => `https://${mindId}.minds.localhost`;
+
+export async function createMindsService(config: MindsServiceConfig): Promise<MindsService> {
+  const logger = config.logger ?? createLogger('minds');
+  const publicKey = await importAssertionKey(config.assertionPublicKey);
+  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, schema: config.schema ?? 'minds', migrationsDir });
+  const admissions: Record<string, boolean> = Object.fromEntries(admissionSettings.map((name) => [name, config.admissions?.[name] === true]));
+  const host = config.hostDriver ?? new SimulatedHost(db, { provisionMs: config.hostProvisionMs ?? 1500, stopMs: config.hostStopMs ?? 800 });
+  const deps: Deps = {
+    db,
+    agents: config.agentDirectory ?? new HttpAgentDirectory(config.iamInternalUrl),
+    logger,
+    region: config.region ?? DEFAULT_REGION,
+    mindBaseUrl: config.mindBaseUrl ?? defaultMindBaseUrl,
+    hostReportStaleMs: config.hostReportStaleMs ?? 60_000,
+  };
+
+  async function getUsage(req: Request, res: Response): Promise<void> {
+    const caller = humanCaller(res);
+    const fromText = String(req.query.from);
+    const toText = String(req.query.to);
+    const from = new Date(fromText);
+    const to = new Date(toText);
+    const span = to.getTime() - from.getTime();
+    if (!(span > 0) || span > USAGE_WINDOW_MAX_MS) {
+      throw new ApiError('INVALID_QUERY', '`to` must be after `from` and at most 93 days after it.', { reason: 'window_invalid' });
+    }
+    res.json(await readUsage(db, tenantOf(caller), { from, to, fromText, toText }, { hostReportStaleMs: deps.hostReportStaleMs }));
+  }
+
+  const byOperation: Record<string, (req: Request, res: Response) => Promise<void>> = {
+    ...lifecycleHandlers(deps),
+    ...memoryHandlers(deps),
+    ...ownerHandlers(deps),
+    minds_getUsage: getUsage,
+  };
+  const handlers: Record<string, OperationHandler> = Object.fromEntries(
+    Object.entries(byOperation).map(([operationId, handle]) => [operationId, (req, res, next) => handle(req, res).catch(next)]),
+  );
+
+  const serviceApp = createServiceApp({
+    operations: mindsOperations,
+    handlers,
+    validateResponses: config.validateResponses ?? process.env.NODE_ENV !== 'production',
+    docsBaseUrl: config.docsBaseUrl,
+    logger,
+    authenticate: authenticate(publicKey, admissions),
+    trustRequestIdHeader: true,
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.get('/healthz', async (_req, res) => {
+    try {
+      await db.query('SELECT 1');
+      res.json({ status: 'ok' });
+    } catch {
+      res.status(503).json({ status: 'unavailable' });
+    }
+  });
+  app.use(serviceApp);
+
+  const controller = new MindsController(db, host, {
+    tickMs: config.controller?.tickMs ?? 250,
+    heartbeatMs: config.controller?.heartbeatMs ?? 5000,
+    leaseMs: config.controller?.leaseMs ?? 10_000,
+    logger,
+  });
+  if (config.controller?.enabled !== false) controller.start();
+
+  let server: Server | undefined;
+  let closed = false;
+  return {
+    app,
+    db,
+    controller,
+    host,
+    async listen(port, hostname = '127.0.0.1') {
+      server = app.listen(port, hostname);
+      await once(server, 'listening');
+      const address = server.address() as AddressInfo;
+      return { port: address.port, url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${address.port}` };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await controller.stop();
+      if (server) {
+        const listening = server;
+        await new Promise<void>((resolve) => {
+          listening.close(() => resolve());
+          listening.closeAllConnections();
+        });
+      }
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,214 @@
+/**
+ * The storage-level suite, on PGlite and, when TEST_DATABASE_URL is set, on
+ * PostgreSQL (a fresh schema per run, dropped at the end), where concurrent
+ * transactions really overlap: durable replay under concurrency, racing
+ * expectedVersion writers, ranked search, the usage computation, and two
+ * controller replicas sharing one database.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '@gateway-minds/service-kit';
+import { MindsController } from '../src/controller/controller.js';
+import { insertEvent, searchEvents, type MemoryScope } from '../src/memory/store.js';
+import { IDEMPOTENCY_KEYS, runOnce } from '../src/replay.js';
+import { admissionSettings } from '../src/spec.js';
+import { readUsage } from '../src/usage.js';
+import { cleanUp, contextOf, createMind, drivers, human, startHarness, waitForMind, type Harness } from './support/harness.js';
+import { insertInterval, insertMindRow, insertTelemetry } from './support/rows.js';
+
+afterAll(async () => {
+  await cleanUp();
+});
+
+describe.each(drivers)('storage on %s', (driver) => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness({ driver, admissions: Object.fromEntries(admissionSettings.map((name) => [name, true])), hostProvisionMs: 30, hostStopMs: 20 });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('durable replay: 20 concurrent runs with one key execute the work once and all return its response', async () => {
+    const db = h.service.db;
+    const scope = { org: 'org_store', project: 'prj_store', principal: 'usr_store', key: randomUUID() };
+    let executions = 0;
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        runOnce(db, IDEMPOTENCY_KEYS, scope, 'test_op', 'fingerprint-1', async (tx) => {
+          executions++;
+          await tx.query('SELECT pg_sleep(0.02)'); // widen the window in which the others arrive
+          return { status: 202, body: { execution: executions, at: Date.now() } };
+        }),
+      ),
+    );
+    expect(executions).toBe(1);
+    expect(new Set(results.map((r) => r.body)).size).toBe(1);
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+    await expect(runOnce(db, IDEMPOTENCY_KEYS, scope, 'test_op', 'fingerprint-2', async () => ({ status: 202, body: {} }))).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { reason: 'idempotency_key_reused' },
+    });
+    // A failed run records nothing: the key is free again.
+    const fresh = { ...scope, key: randomUUID() };
+    await expect(runOnce(db, IDEMPOTENCY_KEYS, fresh, 'test_op', 'f', async () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
+    expect((await runOnce(db, IDEMPOTENCY_KEYS, fresh, 'test_op', 'f', async () => ({ status: 202, body: { ok: 1 } }))).replayed).toBe(false);
+  });
+
+  it('20 parallel createMind with one Idempotency-Key make one Mind', async () => {
+    const who = human({ org: `org_${driver}`, project: 'prj_idem' });
+    const key = randomUUID();
+    const context = await contextOf(h, who);
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        h.call('POST', '/v1/minds/services', { as: who, body: { name: 'Sandbox once' }, headers: { 'idempotency-key': key, 'x-platform-minds-creation-context': context } }),
+      ),
+    );
+    expect(new Set(replies.map((r) => `${r.status} ${r.text}`)).size).toBe(1);
+    expect(replies[0]!.status).toBe(202);
+    const { rows } = await h.service.db.query(`SELECT mind_id FROM minds WHERE organization_id = $1 AND project_id = $2`, [who.org, who.project]);
+    expect(rows).toHaveLength(1);
+  });
+
+  it('racing expectedVersion writers: exactly one wins, for attachments and for members', async () => {
+    const owner = human({ org: 'org_race', project: 'prj_race' });
+    const mindId = (await createMind(h, owner, { name: 'Sandbox raced' })).body.mind_id;
+    const agent = h.iam.add('org_race');
+    const attachOnce = (expectedVersion: number, expiresAt: number) =>
+      h.call('POST', `/v1/minds/${mindId}/attachments`, {
+        as: owner,
+        body: { operationId: randomUUID(), expectedVersion, subject: { kind: 'agent', agentId: agent.id }, permissions: ['minds.agent_data.read'], expiresAt },
+      });
+    for (const expectedVersion of [0, 1, 2]) {
+      const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => attachOnce(expectedVersion, Date.now() + 3_600_000 + i)));
+      expect(replies.filter((r) => r.status === 200), `expectedVersion ${expectedVersion}`).toHaveLength(1);
+      for (const r of replies.filter((r) => r.status !== 200)) expect(r.body.error).toMatchObject({ code: 'INVALID_REQUEST', reason: 'version_mismatch' });
+    }
+    const { rows } = await h.service.db.query<{ version: number }>(`SELECT version FROM mind_attachments WHERE mind_id = $1`, [mindId]);
+    expect(rows).toEqual([{ version: 3 }]);
+
+    const group = (await h.call('POST', '/v1/minds/agent-groups', { as: owner, body: { operationId: randomUUID(), name: 'Racers' } })).body.id;
+    const adds = await Promise.all(
+      Array.from({ length: 12 }, () => h.call('POST', `/v1/minds/agent-groups/${group}/members`, { as: owner, body: { operationId: randomUUID(), expectedVersion: 0, agentId: agent.id } })),
+    );
+    expect(adds.filter((r) => r.status === 200)).toHaveLength(1);
+    const removes = await Promise.all(
+      Array.from({ length: 12 }, () => h.call('DELETE', `/v1/minds/agent-groups/${group}/members/${agent.id}`, { as: owner, body: { operationId: randomUUID(), expectedVersion: 1 } })),
+    );
+    expect(removes.filter((r) => r.status === 200)).toHaveLength(1);
+    // The same operationId sent concurrently executes once and replays the same result.
+    const operationId = randomUUID();
+    const same = await Promise.all(
+      Array.from({ length: 8 }, () => h.call('POST', '/v1/minds/agent-groups', { as: owner, body: { operationId, name: 'Once' } })),
+    );
+    expect(new Set(same.map((r) => r.text)).size).toBe(1);
+    const { rows: groups } = await h.service.db.query(`SELECT id FROM agent_groups WHERE owner_id = $1 AND name = 'Once'`, [owner.principal]);
+    expect(groups).toHaveLength(1);
+  });
+
+  it('ranked full-text search: most relevant first, deterministic ties, scoped to the namespace', async () => {
+    const db = h.service.db;
+    const mindId = await insertMindRow(db, { org: 'org_fts', project: 'prj_fts', createdAt: new Date() });
+    const scope: MemoryScope = { mindId, org: 'org_fts', project: 'prj_fts', namespace: 'owner' };
+    const event = (content: string, extra: Record<string, unknown> = {}) => ({ id: randomUUID(), content, timestamp: '2026-11-21T12:00:00Z', ...extra });
+    const best = event('Invoice reconciliation failed twice; invoice totals mismatch in the reconciliation job.', { summary: 'invoice reconciliation failure', tags: ['invoice'] });
+    const good = event('The invoice reconciliation job ran.');
+    const weak = event('Sent an invoice to ACME.');
+    for (const e of [weak, good, best]) await insertEvent(db, scope, e);
+    for (let i = 0; i < 300; i++) await insertEvent(db, scope, event(`Background note ${i} about quarterly planning and hiring.`));
+    await insertEvent(db, { ...scope, namespace: 'agent:a_01JD3MA2B3C4D5E6F7G8H9J0KM' }, event('invoice reconciliation invoice reconciliation (agent namespace)'));
+
+    const started = performance.now();
+    const hits = await searchEvents(db, scope, 'invoice reconciliation', 20);
+    const elapsed = performance.now() - started;
+    expect(hits.map((h) => h.id)).toEqual([best.id, good.id]);
+    expect((await searchEvents(db, scope, 'invoice', 20)).map((h) => h.id)).toEqual([best.id, good.id, weak.id]);
+    // Stemming: "reconciling" finds "reconciliation"? English stems differ; "failures" finds "failed"'s stem "fail".
+    expect((await searchEvents(db, scope, 'failures', 20)).map((h) => h.id)).toEqual([best.id]);
+    const planning = await searchEvents(db, scope, 'planning', 100);
+    expect(planning).toHaveLength(100);
+    expect((await searchEvents(db, scope, 'planning', 100)).map((h) => h.id)).toEqual(planning.map((h) => h.id));
+    expect(await searchEvents(db, scope, 'the and of', 20)).toEqual([]); // stop words only
+    console.info(`[${driver}] search over ${303} events: ${elapsed.toFixed(1)} ms`);
+  });
+
+  it('usage from ledger rows: allocations, pro-rated telemetry, and every incomplete reason', async () => {
+    const db = h.service.db;
+    const T0 = new Date('2026-01-10T00:00:00Z').getTime();
+    const at = (minutes: number) => new Date(T0 + minutes * 60_000);
+    const now = at(120);
+    const tenant = { org: `org_usage_${driver}`, project: 'prj_usage' };
+    const mind = async (name: string, input: Partial<Parameters<typeof insertMindRow>[1]> = {}) => {
+      const id = await insertMindRow(db, { ...tenant, name, createdAt: at(-60), hostReportedAt: at(119), ...input });
+      return { id, ...tenant };
+    };
+    const complete = await mind('complete', { desired: 'stopped', observed: 'stopped', status: 'stopped' });
+    await insertInterval(db, complete, at(10), at(20));
+    await insertTelemetry(db, complete, at(10), at(20), 150);
+    const running = await mind('running');
+    await insertInterval(db, running, at(30), null);
+    await insertTelemetry(db, running, at(-30), at(30), 100); // straddles the window's start
+    const openAfterStop = await mind('open after stop', { desired: 'stopped', observed: 'stopped', status: 'stopped' });
+    await insertInterval(db, openAfterStop, at(40), null);
+    const uncertain = await mind('uncertain', { observed: 'uncertain', status: 'uncertain', hostReportedAt: at(5) });
+    const failed = await mind('failed', { observed: 'failed', status: 'failed' });
+    await insertInterval(db, failed, at(50), null);
+    const noLedger = await mind('no ledger');
+    const silent = await mind('silent', { hostReportedAt: at(30) });
+    await insertInterval(db, silent, at(0), null);
+    const otherProject = await insertMindRow(db, { org: tenant.org, project: 'prj_other', createdAt: at(-60) });
+
+    const report = await readUsage(db, tenant, { from: at(0), to: at(60), fromText: at(0).toISOString(), toText: at(60).toISOString() }, { hostReportStaleMs: 60_000, now });
+    const entry = (id: string) => report.minds.find((m) => m.mind_id === id)!;
+    expect(report.minds.map((m) => m.mind_id)).not.toContain(otherProject);
+    expect(report.minds).toHaveLength(7);
+
+    expect(entry(complete.id)).toMatchObject({
+      compute_seconds: 600, vcpu_seconds: 1200, memory_mb_seconds: 600 * 4096, storage_gb_seconds: 3600 * 20,
+      measured: { kind: 'reported', reported_through: at(20).toISOString(), cpu_seconds: 150 },
+      metering_compute: false, complete: true, incomplete_reason: null,
+    });
+    expect(entry(running.id)).toMatchObject({
+      compute_seconds: 1800, vcpu_seconds: 3600, metering_compute: true, complete: true,
+      measured: { kind: 'reported', reported_through: at(30).toISOString(), cpu_seconds: 50 },
+    });
+    expect(entry(openAfterStop.id)).toMatchObject({ compute_seconds: 1200, complete: false, incomplete_reason: 'ledger_open_after_stop' });
+    expect(entry(uncertain.id)).toMatchObject({ complete: false, incomplete_reason: 'host_state_uncertain', measured: { kind: 'not_reported', reason: 'never_reported' } });
+    expect(entry(failed.id)).toMatchObject({ compute_seconds: 600, complete: false, incomplete_reason: 'compute_unconfirmed_after_failure' });
+    expect(entry(noLedger.id)).toMatchObject({ compute_seconds: 0, complete: false, incomplete_reason: 'running_without_ledger_interval', metering_compute: false });
+    expect(entry(silent.id)).toMatchObject({ compute_seconds: 3600, complete: false, incomplete_reason: 'host_not_reporting' });
+
+    // A window after the stop reports the closed interval as nothing, and telemetry as unknown rather than zero.
+    const later = await readUsage(db, tenant, { from: at(60), to: at(90), fromText: '', toText: '' }, { hostReportStaleMs: 60_000, now });
+    expect(later.minds.find((m) => m.mind_id === complete.id)).toMatchObject({
+      compute_seconds: 0, storage_gb_seconds: 1800 * 20, complete: true, measured: { kind: 'not_reported', reason: 'no_report_in_window' },
+    });
+  });
+
+  it('two controller replicas on one database reconcile every Mind once', async () => {
+    const second = new MindsController(h.service.db, h.service.host, { tickMs: 10, heartbeatMs: 200, leaseMs: 5000, logger: createLogger('replica-2') });
+    second.start();
+    try {
+      const owner = human({ org: `org_replicas_${driver}`, project: 'prj_replicas' });
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) ids.push((await createMind(h, owner, { name: `Sandbox r${i}` })).body.mind_id);
+      for (const id of ids) await waitForMind(h, owner, id, 'ready');
+      for (const id of ids.slice(0, 3)) {
+        await h.call('POST', `/v1/minds/services/${id}/stop`, { as: owner, body: { expected_generation: 1 }, headers: { 'idempotency-key': randomUUID() } });
+      }
+      for (const id of ids.slice(0, 3)) await waitForMind(h, owner, id, 'stopped');
+      const { rows } = await h.service.db.query<{ mind_id: string; n: number; open: number }>(
+        `SELECT mind_id, count(*)::int AS n, count(*) FILTER (WHERE ended_at IS NULL)::int AS open FROM mind_running_intervals WHERE mind_id = ANY(string_to_array($1, ',')::uuid[]) GROUP BY mind_id`,
+        [ids.join(',')],
+      );
+      expect(rows).toHaveLength(6);
+      for (const row of rows) {
+        expect(row.n).toBe(1);
+        expect(row.open).toBe(ids.slice(0, 3).includes(row.mind_id) ? 0 : 1);
+      }
+    } finally {
+      await second.stop();
+    }
+  });
+});
