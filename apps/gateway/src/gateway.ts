@@ -94,7 +94,16 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
     redis = client;
     replay = new RedisReplayStore(client as never);
   }
-  const limiter = await createRateLimiter({ ...config.rateLimit, redis });
+  let limiterPool: { end(): Promise<void> } | undefined;
+  let postgres: { pool: unknown; schema: string } | undefined;
+  if (config.rateLimit.store === 'postgres') {
+    if (!config.databaseUrl) throw new Error('RATE_LIMIT_STORE=postgres needs DATABASE_URL');
+    const { default: pg } = await import('pg');
+    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 4 });
+    limiterPool = pool;
+    postgres = { pool, schema: config.databaseSchema };
+  }
+  const limiter = await createRateLimiter({ ...config.rateLimit, redis, postgres });
   const dpop = new DpopVerifier({ requireNonce: config.dpop.requireNonce, iatWindowSeconds: config.dpop.iatWindowSeconds, replay });
   let publicBaseUrl = config.publicBaseUrl;
   const authenticate = createAuthenticator({ store, dpop, limiter, publicBaseUrl: () => publicBaseUrl });
@@ -206,6 +215,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
       await usage.close();
       await registry.close();
       await redis?.quit();
+      await limiterPool?.end();
       await db.close();
     },
   };

@@ -11,8 +11,8 @@ export interface RateLimitOptions {
   durationSeconds: number;
   store: 'memory' | 'redis' | 'postgres';
   redis?: unknown;
-  /** A pg Pool-like client for the postgres store. */
-  postgres?: unknown;
+  /** A pg Pool and the schema for the postgres store. */
+  postgres?: { pool: unknown; schema: string };
 }
 
 export async function createRateLimiter(options: RateLimitOptions): Promise<RateLimiterAbstract> {
@@ -21,7 +21,7 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
   if (options.store === 'postgres') {
     const limiter = await new Promise<RateLimiterPostgres>((resolve, reject) => {
       const created: RateLimiterPostgres = new RateLimiterPostgres(
-        { ...common, storeClient: options.postgres, tableName: 'rate_limits' },
+        { ...common, storeClient: options.postgres?.pool, storeType: 'pool', schemaName: options.postgres?.schema, tableName: 'rate_limits' },
         (error?: Error) => (error ? reject(error) : resolve(created)),
       );
     });

@@ -1,0 +1,74 @@
+/** Child processes for the benchmark: each server runs on its own, the load generator in the parent. */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const benchDir = dirname(fileURLToPath(import.meta.url));
+export const repoRoot = join(benchDir, '../..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** Forks a TypeScript server script (through tsx) and waits for its 'ready' message. */
+export async function forkServer(script: string, env: Record<string, string>): Promise<ChildProcess> {
+  const child = fork(join(benchDir, script), [], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'silent', NODE_ENV: 'production' },
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  running.add(child);
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return child;
+}
+
+/** Starts a built program (node dist/main.js) and waits until a URL answers. */
+export async function startProgram(main: string, env: Record<string, string>, readyUrl: string, timeoutMs = 60_000): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [main], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  running.add(child);
+  const started = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${main} exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(readyUrl)).ok) return child;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() - started > timeoutMs) throw new Error(`${main} did not answer ${readyUrl} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+  running.delete(child);
+}
+
+/** Resident set size of a process in MiB, from /proc (Linux). */
+export async function rssMiB(pid: number | undefined): Promise<number> {
+  if (!pid) return Number.NaN;
+  const { readFile } = await import('node:fs/promises');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+  return Math.round((kb / 1024) * 10) / 10;
+}

@@ -1,0 +1,18 @@
+/**
+ * One rung of the layer ladder: minds_getMind served by service-kit's contract
+ * pipeline with a handler that answers the spec's own example, so that only the
+ * pipeline's cost is measured. VALIDATE_RESPONSES=true|false picks the rung.
+ */
+import { operationTable } from '@gateway-minds/contract';
+import { openapiDocument } from '@gateway-minds/contract/document';
+import { createLogger, createServiceApp } from '@gateway-minds/service-kit';
+
+const example = (openapiDocument.components as { examples: Record<string, { value: unknown }> }).examples.MindReady!.value;
+const app = createServiceApp({
+  operations: [operationTable.minds_getMind],
+  handlers: { minds_getMind: (_req, res) => void res.json(example) },
+  validateResponses: process.env.VALIDATE_RESPONSES === 'true',
+  docsBaseUrl: 'http://127.0.0.1/docs',
+  logger: createLogger('bench'),
+});
+app.listen(Number(process.env.PORT), '127.0.0.1', () => process.send?.('ready'));

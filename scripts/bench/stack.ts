@@ -1,0 +1,104 @@
+/**
+ * The real stack for benchmarks: the Minds service and the gateway as built
+ * programs on a fresh data directory (PGlite, or PostgreSQL with DATABASE_URL),
+ * plus helpers to get credentials and a ready Mind through the public API.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit';
+import { freePort, repoRoot, startProgram, stop } from './processes.js';
+
+export interface Stack {
+  gatewayUrl: string;
+  adminUrl: string;
+  dataDir: string;
+  gateway: ChildProcess;
+  minds: ChildProcess;
+  issue(kind: string, options?: Record<string, unknown>): Promise<{ token: string; id: string }>;
+  close(): Promise<void>;
+}
+
+export async function startStack(options: { env?: Record<string, string>; mindsUrl?: string } = {}): Promise<Stack> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-stack-'));
+  await ensureAssertionKeys(assertionKeyFiles(dataDir));
+  const [gatewayPort, adminPort, mindsPort] = [await freePort(), await freePort(), await freePort()];
+  const common = { DATA_DIR: dataDir, NODE_ENV: 'production', ...options.env };
+  const minds = await startProgram(join(repoRoot, 'apps/minds/dist/main.js'), {
+    ...common,
+    PORT: String(mindsPort),
+    IAM_INTERNAL_URL: `http://127.0.0.1:${adminPort}`,
+    MINDS_HOST_PROVISION_MS: '50',
+    MINDS_HOST_STOP_MS: '50',
+    MINDS_OWNER_MANAGEMENT_ENABLED: 'true',
+    MINDS_AGENT_MEMORY_ENABLED: 'true',
+  }, `http://127.0.0.1:${mindsPort}/healthz`);
+  const gateway = await startProgram(join(repoRoot, 'apps/gateway/dist/main.js'), {
+    ...common,
+    PORT: String(gatewayPort),
+    ADMIN_PORT: String(adminPort),
+    MINDS_URL: options.mindsUrl ?? `http://127.0.0.1:${mindsPort}`,
+    RATE_LIMIT_POINTS: '100000000',
+  }, `http://127.0.0.1:${gatewayPort}/v1/status`);
+  const adminUrl = `http://127.0.0.1:${adminPort}`;
+  const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+  return {
+    gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+    adminUrl,
+    dataDir,
+    gateway,
+    minds,
+    async issue(kind, extra = {}) {
+      const response = await fetch(`${adminUrl}/admin/credentials`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ kind, ...extra }),
+      });
+      if (!response.ok) throw new Error(`issue ${kind}: ${response.status} ${await response.text()}`);
+      return (await response.json()) as { token: string; id: string };
+    },
+    async close() {
+      await stop(gateway);
+      await stop(minds);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function call(base: string, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = (await response.json()) as any;
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Creates a Mind through the public API and waits until it is ready. */
+export async function readyMind(stack: Stack, token: string): Promise<string> {
+  const list = await call(stack.gatewayUrl, token, 'GET', '/v1/minds/services');
+  const created = await call(stack.gatewayUrl, token, 'POST', '/v1/minds/services', { name: 'Sandbox bench' }, {
+    'idempotency-key': randomUUID(),
+    'x-platform-minds-creation-context': list.context_sha256,
+  });
+  for (let i = 0; i < 400; i++) {
+    const mind = await call(stack.gatewayUrl, token, 'GET', `/v1/minds/services/${created.mind_id}`);
+    if (mind.status === 'ready') return created.mind_id as string;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('the Mind did not become ready');
+}
+
+const words = ['garden', 'river', 'invoice', 'meeting', 'deploy', 'kernel', 'orchid', 'budget', 'tensor', 'harbor', 'quartz', 'lantern', 'violet', 'canyon', 'sprocket', 'meadow'];
+
+/** A deterministic sentence for event i: search terms recur with known frequencies. */
+export function sentence(i: number): string {
+  const pick = (k: number) => words[(i * 7 + k * 13 + Math.floor(i / (k + 1))) % words.length];
+  return `Event ${i}: the ${pick(1)} near the ${pick(2)} needed a ${pick(3)} before the ${pick(4)} review.`;
+}
+
+export { call };

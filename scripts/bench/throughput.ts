@@ -1,0 +1,161 @@
+/**
+ * Throughput and latency, side by side: every row gets the same connections
+ * and duration, rows are interleaved round by round so that noise on this
+ * shared machine falls on all of them, and the median round is reported.
+ * The ladder of getMind rungs names the cost of each layer.
+ */
+import autocannon from 'autocannon';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { forkServer, freePort, repoRoot, rssMiB, stop } from './processes.js';
+import { call, readyMind, sentence, startStack, type Stack } from './stack.js';
+
+export interface ThroughputOptions {
+  connections: number;
+  durationSeconds: number;
+  rounds: number;
+}
+
+interface Target {
+  name: string;
+  method: 'GET' | 'POST';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+  pid?: number;
+}
+
+export interface RowResult {
+  name: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function measure(target: Target, options: ThroughputOptions): Promise<RowResult> {
+  const result = await autocannon({
+    url: target.url,
+    method: target.method,
+    headers: target.headers,
+    body: target.body,
+    connections: options.connections,
+    duration: options.durationSeconds,
+  });
+  return {
+    name: target.name,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+export interface ThroughputReport {
+  rows: RowResult[];
+  memory: { process: string; idleMiB: number; loadedMiB: number; afterMiB: number }[];
+}
+
+export async function runThroughput(options: ThroughputOptions): Promise<ThroughputReport> {
+  const children: ChildProcess[] = [];
+  const stacks: Stack[] = [];
+  try {
+    const port = async (script: string, env: Record<string, string> = {}) => {
+      const p = await freePort();
+      children.push(await forkServer(script, { PORT: String(p), ...env }));
+      return { url: `http://127.0.0.1:${p}`, pid: children.at(-1)!.pid };
+    };
+    const mindPath = (id: string) => `/v1/minds/services/${id}`;
+    const raw = await port('servers/raw-http.ts');
+    const bare = await port('servers/bare-express.ts');
+    const requestOnly = await port('servers/contract-pipeline.ts', { VALIDATE_RESPONSES: 'false' });
+    const both = await port('servers/contract-pipeline.ts', { VALIDATE_RESPONSES: 'true' });
+    const stub = await port('servers/stub-upstream.ts');
+
+    // The real stack, validating responses as in development and tests.
+    const stack = await startStack({ env: { VALIDATE_RESPONSES: 'true' } });
+    stacks.push(stack);
+    const apiKey = (await stack.issue('api_key')).token;
+    const session = (await stack.issue('bridge_session')).token;
+    const mindId = await readyMind(stack, session);
+    for (let i = 0; i < 2000; i++) {
+      await call(stack.gatewayUrl, session, 'POST', `/v1/minds/memory/episodic?mind=${mindId}`, {
+        event: { id: crypto.randomUUID(), content: sentence(i), timestamp: new Date().toISOString() },
+      });
+    }
+    // A second gateway in front of the stub upstream: forwarding without the service behind it.
+    const forwardingOnly = await startStack({ mindsUrl: stub.url, env: { VALIDATE_RESPONSES: 'true' } });
+    stacks.push(forwardingOnly);
+    const stubSession = (await forwardingOnly.issue('bridge_session')).token;
+
+    const mockPort = await freePort();
+    const prism = await import('node:child_process').then(({ spawn }) =>
+      spawn(process.execPath, [join(repoRoot, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', join(repoRoot, 'packages/contract/dist/openapi.json'), '--port', String(mockPort), '--host', '127.0.0.1'], { stdio: 'ignore' }),
+    );
+    children.push(prism);
+    for (let i = 0; i < 200; i++) {
+      try {
+        if ((await fetch(`http://127.0.0.1:${mockPort}/v1/status`)).ok) break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+
+    const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+    const targets: Target[] = [
+      { name: 'raw node http, fixed JSON', method: 'GET', url: `${raw.url}/v1/whoami` },
+      { name: 'bare Express 5, fixed JSON', method: 'GET', url: `${bare.url}/v1/whoami` },
+      { name: 'contract pipeline getMind, request validation', method: 'GET', url: requestOnly.url + mindPath(mindId) },
+      { name: 'contract pipeline getMind, request + response validation', method: 'GET', url: both.url + mindPath(mindId) },
+      { name: 'gateway whoami (auth, validation)', method: 'GET', url: `${stack.gatewayUrl}/v1/whoami`, headers: bearer(apiKey), pid: stack.gateway.pid },
+      { name: 'gateway getMind forwarded to a stub upstream', method: 'GET', url: forwardingOnly.gatewayUrl + mindPath(mindId), headers: bearer(stubSession) },
+      { name: 'gateway getMind forwarded to Minds (validated, PGlite)', method: 'GET', url: stack.gatewayUrl + mindPath(mindId), headers: bearer(session) },
+      {
+        name: 'gateway searchMemory (2k events, PGlite)',
+        method: 'POST',
+        url: `${stack.gatewayUrl}/v1/minds/search?mind=${mindId}`,
+        headers: { ...bearer(session), 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'garden river', limit: 20 }),
+      },
+      { name: 'Prism mock getMind', method: 'GET', url: `http://127.0.0.1:${mockPort}${mindPath(mindId)}`, headers: bearer('bs_mock') },
+    ];
+
+    // Warm up: express-openapi-validator compiles an operation's validators on
+    // its first request, and V8 optimises hot paths; neither belongs in the figures.
+    for (const target of targets) await measure(target, { ...options, durationSeconds: 1 });
+
+    const memory: ThroughputReport['memory'] = [];
+    const idle = { gateway: await rssMiB(stack.gateway.pid), minds: await rssMiB(stack.minds.pid) };
+    const perRow = new Map<string, RowResult[]>();
+    let peak = { gateway: 0, minds: 0 };
+    for (let round = 0; round < options.rounds; round++) {
+      for (const target of targets) {
+        const result = await measure(target, options);
+        perRow.set(target.name, [...(perRow.get(target.name) ?? []), result]);
+        peak = { gateway: Math.max(peak.gateway, await rssMiB(stack.gateway.pid)), minds: Math.max(peak.minds, await rssMiB(stack.minds.pid)) };
+        process.stdout.write(`  round ${round + 1}/${options.rounds} ${target.name}: ${Math.round(result.requestsPerSecond)} req/s\n`);
+      }
+    }
+    await new Promise((r) => setTimeout(r, 3000));
+    const after = { gateway: await rssMiB(stack.gateway.pid), minds: await rssMiB(stack.minds.pid) };
+    memory.push({ process: 'gateway', idleMiB: idle.gateway, loadedMiB: peak.gateway, afterMiB: after.gateway });
+    memory.push({ process: 'minds', idleMiB: idle.minds, loadedMiB: peak.minds, afterMiB: after.minds });
+
+    const rows = targets.map((t) => {
+      const results = perRow.get(t.name)!;
+      return {
+        name: t.name,
+        requestsPerSecond: median(results.map((r) => r.requestsPerSecond)),
+        p50: median(results.map((r) => r.p50)),
+        p99: median(results.map((r) => r.p99)),
+        errors: results.reduce((sum, r) => sum + r.errors, 0),
+      };
+    });
+    return { rows, memory };
+  } finally {
+    for (const child of children) await stop(child);
+    for (const stack of stacks) await stack.close();
+  }
+}
