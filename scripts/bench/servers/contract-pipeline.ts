@@ -16,3 +16,6 @@ const app = createServiceApp({
   logger: createLogger('bench'),
 });
 app.listen(Number(process.env.PORT), '127.0.0.1', () => process.send?.('ready'));
+
+// Exit cleanly on a signal so that --cpu-prof can write its profile.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));
