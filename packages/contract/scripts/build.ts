@@ -50,7 +50,9 @@ await writeFile(
     `export const openapiDocument = document as OpenApiDocument;\n`,
 );
 
-const typesAst = await openapiTS(bundled as never, { alphabetize: false, exportType: false });
+// defaultNonNullable: false, or a request property with a default (plan, limit)
+// would be typed as required although callers may omit it.
+const typesAst = await openapiTS(bundled as never, { alphabetize: false, exportType: false, defaultNonNullable: false });
 await writeFile(join(generatedDir, 'schema.ts'), banner + astToString(typesAst));
 
 const catalog = deriveErrorCatalog(bundled);

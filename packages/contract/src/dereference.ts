@@ -24,14 +24,16 @@ export function dereference<T extends object = OpenApiDocument>(document: T): T 
   function walk(node: unknown): unknown {
     if (Array.isArray(node)) return node.map(walk);
     if (!node || typeof node !== 'object') return node;
-    const ref = (node as { $ref?: unknown }).$ref;
+    const { $ref: ref, ...siblings } = node as { $ref?: unknown };
     if (typeof ref === 'string') {
       if (!resolved.has(ref)) {
         const placeholder: Record<string, unknown> = {};
         resolved.set(ref, placeholder); // cycles resolve to the same object
         Object.assign(placeholder, walk(lookup(ref)));
       }
-      return resolved.get(ref);
+      // OpenAPI 3.1 allows keywords beside a $ref (description, default): they win over the target's.
+      if (Object.keys(siblings).length === 0) return resolved.get(ref);
+      return { ...(resolved.get(ref) as object), ...(walk(siblings) as object) };
     }
     return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value)]));
   }

@@ -126,3 +126,11 @@ describe('byte limits', () => {
     expect(atLeastOne('')).toBe(false);
   });
 });
+
+describe('dereference', () => {
+  it('keeps keywords written beside a $ref', async () => {
+    const { dereference } = await import('../src/dereference.js');
+    const doc = dereference({ components: { schemas: { A: { type: 'string' }, B: { $ref: '#/components/schemas/A', description: 'beside' } } } });
+    expect(doc.components.schemas.B).toEqual({ type: 'string', description: 'beside' });
+  });
+});
