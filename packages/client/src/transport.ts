@@ -1,0 +1,194 @@
+/**
+ * The one place a request leaves the client. openapi-fetch builds the Request;
+ * this sends it: exactly one Bearer header (none on routes whose security is
+ * empty), an Idempotency-Key made once per lifecycle mutation, a fresh DPoP
+ * proof per attempt on agent operations, a deadline per attempt, the caller's
+ * abort signal, and the opt-in retry of safe reads. Mutations are never
+ * retried automatically (the interface forbids it); the one exception is the
+ * opt-in DPoP nonce round, which the gateway refused before forwarding.
+ */
+import type { ErrorCode } from '@gateway-minds/contract';
+import { createDpopProof, type DpopOptions } from './dpop.js';
+import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, parseRetryAfter } from './errors.js';
+import { matchOperation, type OperationRuntime } from './operations.js';
+
+export type TokenSource = string | (() => string | Promise<string>);
+
+export interface RetryOptions {
+  /** Retries of a safe read after the first attempt. 0 (the default) turns retrying off. */
+  maxRetries?: number;
+  /** First backoff delay when the answer carries no Retry-After; doubled per retry, with jitter. Default 500 ms. */
+  initialDelayMs?: number;
+  /** Longest wait. A Retry-After beyond it is not waited for: the error is returned. Default 30 s. */
+  maxDelayMs?: number;
+  /** Codes a read is retried on. Default UPSTREAM_TIMEOUT, RATE_LIMITED, SERVICE_UNAVAILABLE. */
+  retryOn?: readonly ErrorCode[];
+}
+
+/** Settings of one call; client options give the defaults. */
+export interface RequestOptions {
+  /** Deadline per attempt, in ms (default 60 000). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Retries of a safe read (readOnly operations); ignored for mutations. */
+  maxRetries?: number;
+  /** The Idempotency-Key for a lifecycle mutation; pass the key of an earlier attempt to retry it. */
+  idempotencyKey?: string;
+  /** DPoP for this call; `false` sends no proof. */
+  dpop?: DpopOptions | false;
+  headers?: Record<string, string>;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  token?: TokenSource | undefined;
+  timeoutMs?: number | undefined;
+  retry?: RetryOptions | undefined;
+  dpop?: DpopOptions | undefined;
+  fetch?: ((input: Request) => Promise<Response>) | undefined;
+  headers?: Record<string, string> | undefined;
+}
+
+/** Mutable per-call state: the transport records the key and operation it used. */
+export interface SendContext extends RequestOptions {
+  operation?: OperationRuntime | undefined;
+  /** Set by the transport: the Idempotency-Key the request carried. */
+  usedIdempotencyKey?: string;
+}
+
+export const DEFAULT_RETRY_ON: readonly ErrorCode[] = ['UPSTREAM_TIMEOUT', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'];
+const NONCE_REQUIRED: ErrorCode = 'DPOP_NONCE_REQUIRED';
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new APIUserAbortError('aborted'));
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new APIUserAbortError('aborted'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+async function errorCodeOf(response: Response): Promise<string | undefined> {
+  try {
+    const body = (await response.clone().json()) as { error?: { code?: unknown } };
+    return typeof body?.error?.code === 'string' ? body.error.code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class Transport {
+  readonly baseUrl: string;
+  private readonly basePath: string;
+  /** The last nonce a server handed out (`dpop-nonce`), used in later proofs. */
+  private dpopNonce: string | undefined;
+
+  constructor(readonly options: TransportOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.basePath = new URL(this.baseUrl).pathname.replace(/\/+$/, '');
+  }
+
+  async token(): Promise<string | undefined> {
+    const source = this.options.token;
+    return typeof source === 'function' ? await source() : source;
+  }
+
+  /** Sends a request openapi-fetch built. */
+  async send(request: Request, context: SendContext = {}): Promise<Response> {
+    const url = new URL(request.url);
+    const operation = context.operation ?? matchOperation(request.method, url.pathname.slice(this.basePath.length));
+    const context_ = { operationId: operation?.operationId, mutation: operation ? !operation.readOnly : request.method !== 'GET' };
+
+    const headers = new Headers(request.headers);
+    for (const [name, value] of Object.entries({ ...this.options.headers, ...context.headers })) headers.set(name, value);
+    headers.delete('authorization');
+    const token = await this.token();
+    if (token && (operation === undefined || operation.credential)) headers.set('authorization', `Bearer ${token}`);
+
+    const keyHeader = operation?.idempotencyHeader;
+    if (keyHeader) {
+      const key = headers.get(keyHeader) ?? context.idempotencyKey ?? crypto.randomUUID();
+      headers.set(keyHeader, key);
+      context.usedIdempotencyKey = key;
+    }
+    const callContext = { ...context_, idempotencyKey: context.usedIdempotencyKey };
+
+    const dpop = context.dpop === false ? undefined : (context.dpop ?? this.options.dpop);
+    const htm = operation?.dpopHtm;
+    const body = request.body ? await request.arrayBuffer() : undefined;
+    const callerSignal = context.signal ?? request.signal;
+    const timeoutMs = context.timeoutMs ?? this.options.timeoutMs ?? 60_000;
+    const retry = this.options.retry ?? {};
+    const maxRetries = operation?.readOnly ? (context.maxRetries ?? retry.maxRetries ?? 0) : 0;
+    const retryOn = retry.retryOn ?? DEFAULT_RETRY_ON;
+    const initialDelay = retry.initialDelayMs ?? 500;
+    const maxDelay = retry.maxDelayMs ?? 30_000;
+    const fetchImpl = this.options.fetch ?? ((input: Request) => globalThis.fetch(input));
+    let nonceRound = false;
+
+    for (let attempt = 0; ; attempt++) {
+      if (callerSignal.aborted) throw new APIUserAbortError('The request was aborted.', { cause: callerSignal.reason });
+      if (dpop && htm && token) {
+        headers.set('dpop', await createDpopProof({ key: dpop.key, alg: dpop.alg, htm, url: request.url, accessToken: token, nonce: this.dpopNonce }));
+      }
+      const deadline = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        deadline.abort();
+      }, timeoutMs);
+      const onAbort = () => deadline.abort();
+      callerSignal.addEventListener('abort', onAbort, { once: true });
+
+      let response: Response;
+      try {
+        response = await fetchImpl(new Request(request.url, { method: request.method, headers, body: body ?? null, signal: deadline.signal, redirect: request.redirect }));
+      } catch (cause) {
+        if (callerSignal.aborted) throw new APIUserAbortError('The request was aborted.', { cause });
+        const error = timedOut
+          ? new APIConnectionTimeoutError(`No answer within ${timeoutMs} ms.`, callContext, { cause })
+          : new APIConnectionError(`Connection failed: ${(cause as Error)?.message ?? cause}`, callContext, { cause });
+        if (attempt < maxRetries) {
+          await sleep(this.backoff(attempt, initialDelay, maxDelay), callerSignal);
+          continue;
+        }
+        throw error;
+      } finally {
+        clearTimeout(timer);
+        callerSignal.removeEventListener('abort', onAbort);
+      }
+
+      const nonce = response.headers.get('dpop-nonce');
+      if (nonce) this.dpopNonce = nonce;
+      if (response.ok) return response;
+
+      const code = await errorCodeOf(response);
+      if (code === NONCE_REQUIRED && dpop?.retryWithNonce && htm && nonce && !nonceRound) {
+        // Refused before it was forwarded: signing again with the nonce is safe even for the insert.
+        nonceRound = true;
+        attempt--;
+        continue;
+      }
+      if (attempt < maxRetries && code && (retryOn as readonly string[]).includes(code)) {
+        const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+        const delay = retryAfter !== undefined ? retryAfter * 1000 : this.backoff(attempt, initialDelay, maxDelay);
+        if (delay <= maxDelay) {
+          await response.body?.cancel().catch(() => undefined);
+          await sleep(delay, callerSignal);
+          continue;
+        }
+      }
+      return response;
+    }
+  }
+
+  private backoff(attempt: number, initial: number, max: number): number {
+    return Math.min(max, initial * 2 ** attempt) * (0.75 + Math.random() * 0.25);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The tool list over stdio: one tool per operation id (and none other), input
+ * schemas from the spec with patterns and bounds, read-only hints, and the
+ * read-only / tag / id filters.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { operationInputs, specOperations } from '@gateway-minds/client/inputs';
+import { connect, parsed } from './support/mcp.js';
+
+const spec = specOperations();
+let client: Client;
+
+beforeAll(async () => {
+  client = await connect([], { GATEWAY_MINDS_URL: 'http://127.0.0.1:9' });
+});
+afterAll(() => client?.close());
+
+describe('tools are the operation ids', () => {
+  it('every operation of the spec is a tool, and every tool names one', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...spec.keys()].sort());
+  });
+
+  it('descriptions come from the spec; read-only operations are marked', async () => {
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      const { operation, method } = spec.get(tool.name)!;
+      expect(tool.description).toContain(operation.summary!);
+      expect(tool.description).toContain(operation.description!.slice(0, 60));
+      const readOnly = method === 'get' || operation['x-read-only'] === true;
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(readOnly);
+    }
+  });
+
+  it('input schemas are the parameters and body, with patterns and bounds kept', async () => {
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    for (const tool of tools) {
+      const inputs = operationInputs(tool.name as never);
+      const expected = inputs.fields.filter((f) => f.name !== 'dpop').map((f) => f.name);
+      expect(Object.keys(tool.inputSchema.properties ?? {}), tool.name).toEqual(inputs.body && !inputs.bodyFlattened ? [...expected, 'body'] : expected);
+      expect((tool.inputSchema as { additionalProperties?: boolean }).additionalProperties).toBe(false);
+    }
+    const create = byName.get('minds_createMind')!.inputSchema as any;
+    expect(create.required).toEqual(['x-platform-minds-creation-context', 'name']);
+    expect(create.properties.name).toMatchObject({ type: 'string', maxLength: 80, pattern: '^Sandbox(?: .+)?$' });
+    expect(create.properties.plan.enum).toEqual(['free', 'pro']);
+    expect(create.properties['Idempotency-Key'].pattern).toMatch(/^\^\[0-9a-f\]\{8\}/);
+    const insert = byName.get('minds_insertEpisodicMemory')!.inputSchema as any;
+    expect(insert.properties.event.properties.content).toMatchObject({ minLength: 1, maxLength: 16000, pattern: '\\S' });
+    const extensions: string[] = [];
+    const walk = (node: unknown, inProperties = false): void => {
+      if (!node || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        if (!inProperties && key.startsWith('x-')) extensions.push(key);
+        walk(value, key === 'properties' && !inProperties);
+      }
+    };
+    for (const tool of tools) walk(tool.inputSchema);
+    expect(extensions).toEqual([]);
+  });
+
+  it('an API error comes back as a tool error with the envelope', async () => {
+    const result = await client.callTool({ name: 'gateway_getStatus', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(parsed(result).error.message).toMatch(/Connection failed/);
+    const unknown = await client.callTool({ name: 'minds_getMind', arguments: { mind_id: 'x', nope: 1 } });
+    expect(unknown.isError).toBe(true);
+  });
+});
+
+describe('filters', () => {
+  it('--read-only exposes only read operations; GATEWAY_MINDS_MCP_TAGS only those tags; --tools only those ids', async () => {
+    const readOnly = await connect(['--read-only']);
+    const tags = await connect([], { GATEWAY_MINDS_MCP_TAGS: 'Memory,Gateway' });
+    const ids = await connect(['--tools', 'minds_getMind,minds_listMinds', '--read-only']);
+    try {
+      const readTools = (await readOnly.listTools()).tools;
+      expect(readTools.length).toBeGreaterThan(0);
+      expect(readTools.map((t) => t.name).sort()).toEqual([...spec].filter(([, s]) => s.method === 'get' || s.operation['x-read-only'] === true).map(([id]) => id).sort());
+      expect((await tags.listTools()).tools.map((t) => t.name).sort()).toEqual([...spec].filter(([, s]) => ['Memory', 'Gateway'].includes(s.operation.tags![0]!)).map(([id]) => id).sort());
+      expect((await ids.listTools()).tools.map((t) => t.name).sort()).toEqual(['minds_getMind', 'minds_listMinds']);
+      await expect(readOnly.callTool({ name: 'minds_stopMind', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    } finally {
+      await Promise.all([readOnly.close(), tags.close(), ids.close()]);
+    }
+  });
+});

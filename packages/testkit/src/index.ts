@@ -1,0 +1,197 @@
+/**
+ * The real stack for end-to-end tests of the client, CLI and MCP server:
+ * the gateway (`startGateway`) and the Minds service (`createMindsService`)
+ * in this process, wired as `npm start` wires them (the gateway forwards /v1/minds
+ * to the service; the service looks agents up on the gateway's admin
+ * listener) with both default-off admissions on and a fast simulated host.
+ * Credentials are issued through the real admin API.
+ *
+ * Databases: with TEST_DATABASE_URL (as CI sets it), each service gets a
+ * fresh schema on that PostgreSQL server, dropped on close. Without it, each
+ * gets its own PGlite directory copied from an initialised template (PGlite's
+ * initdb takes ~9 s; a copy well under one), made once per machine and
+ * PGlite version in the OS temp directory, under a lock so that suites
+ * running side by side make it once.
+ */
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import pg from 'pg';
+import { loadConfig, startGateway, type Gateway } from '@gateway-minds/gateway';
+import { assertionKeyFiles, ensureAssertionKeys, type CredentialKind } from '@gateway-minds/service-kit';
+
+export interface IssuedCredential {
+  id: string;
+  token: string;
+  kind: CredentialKind;
+  organization_id: string;
+  project_id: string | null;
+  agent_id: string | null;
+}
+
+export interface StackOptions {
+  /** Start the Minds service (default true). Without it the gateway reports it down and answers 502. */
+  minds?: boolean;
+  /** Extra gateway environment (DPOP_REQUIRE_NONCE, RATE_LIMIT_POINTS...). */
+  gatewayEnv?: Record<string, string>;
+  /** Extra Minds environment. */
+  mindsEnv?: Record<string, string>;
+}
+
+export interface Stack {
+  /** The gateway's public URL: what clients call. */
+  url: string;
+  adminUrl: string;
+  dataDir: string;
+  gateway: Gateway;
+  /** Whether the Minds service runs behind the gateway. */
+  minds: boolean;
+  admin<T = Record<string, unknown>>(path: string, body: unknown): Promise<T>;
+  /** A credential through POST /admin/credentials (kind, scopes, dpop_jkt, agent_id, sandbox...). */
+  issue(kind: CredentialKind, options?: Record<string, unknown>): Promise<IssuedCredential>;
+  /** A new agent in the default organization. */
+  createAgent(): Promise<{ id: string; did: string }>;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** An initdb'd PGlite data directory, made once per machine and PGlite version. */
+export async function pgliteTemplate(): Promise<string> {
+  const require = createRequire(import.meta.url);
+  const packageFile = join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json');
+  const version = existsSync(packageFile) ? (JSON.parse(readFileSync(packageFile, 'utf8')) as { version: string }).version : 'unknown';
+  const template = join(tmpdir(), `gateway-minds-pglite-template-${version}`);
+  const lock = `${template}.lock`;
+  for (let waited = 0; !existsSync(template); waited += 250) {
+    try {
+      mkdirSync(lock);
+    } catch {
+      // Another suite is making it; a lock older than two minutes is left over from a killed run.
+      if (Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+      await sleep(250);
+      continue;
+    }
+    try {
+      if (existsSync(template)) break;
+      const { PGlite } = await import('@electric-sql/pglite');
+      const building = `${template}.${randomBytes(4).toString('hex')}`;
+      const db = await PGlite.create({ dataDir: building });
+      await db.close();
+      renameSync(building, template);
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
+  return template;
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const withMinds = options.minds !== false;
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-minds-e2e-'));
+  const keys = assertionKeyFiles(dataDir);
+  await ensureAssertionKeys(keys);
+  const mindsPort = await freePort();
+
+  const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
+  const suffix = randomBytes(5).toString('hex');
+  const schemas = { gateway: `gateway_e2e_${suffix}`, minds: `minds_e2e_${suffix}` };
+  if (!databaseUrl) {
+    const template = await pgliteTemplate();
+    cpSync(template, join(dataDir, 'gateway'), { recursive: true });
+    if (withMinds) cpSync(template, join(dataDir, 'minds'), { recursive: true });
+  }
+  const dropSchemas = async () => {
+    if (!databaseUrl) return;
+    const client = new pg.Client(databaseUrl);
+    await client.connect();
+    try {
+      for (const schema of Object.values(schemas)) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    } finally {
+      await client.end();
+    }
+  };
+
+  const gateway = await startGateway(
+    loadConfig({
+      DATA_DIR: dataDir,
+      PORT: '0',
+      ADMIN_PORT: '0',
+      MINDS_URL: `http://127.0.0.1:${mindsPort}`,
+      NODE_ENV: 'test',
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schemas.gateway } : {}),
+      ...options.gatewayEnv,
+    }),
+  );
+  let closeMinds = async () => {};
+  try {
+    if (withMinds) {
+      const { configFromEnv, createMindsService } = await import('@gateway-minds/minds');
+      const { service } = configFromEnv({
+        DATA_DIR: dataDir,
+        ASSERTION_PUBLIC_KEY_FILE: keys.publicKeyFile,
+        IAM_INTERNAL_URL: gateway.adminUrl,
+        DOCS_BASE_URL: `${gateway.url}/docs`,
+        MINDS_OWNER_MANAGEMENT_ENABLED: 'true',
+        MINDS_AGENT_MEMORY_ENABLED: 'true',
+        MINDS_HOST_PROVISION_MS: '300',
+        MINDS_HOST_STOP_MS: '200',
+        ...options.mindsEnv,
+      });
+      const minds = await createMindsService({ ...service, ...(databaseUrl ? { databaseUrl, schema: schemas.minds } : {}) });
+      await minds.listen(mindsPort, '127.0.0.1');
+      closeMinds = () => minds.close();
+    }
+  } catch (error) {
+    await gateway.close();
+    await dropSchemas();
+    throw error;
+  }
+  gateway.probe.invalidate();
+
+  const admin = async <T>(path: string, body: unknown): Promise<T> => {
+    const response = await fetch(gateway.adminUrl + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const json = (await response.json()) as T;
+    if (!response.ok) throw new Error(`admin ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const defaults = async () => {
+    const response = await fetch(`${gateway.adminUrl}/admin/defaults`, { headers: { authorization: `Bearer ${gateway.adminToken}` } });
+    return (await response.json()) as { organizationId: string; projectId: string };
+  };
+
+  return {
+    url: gateway.url,
+    adminUrl: gateway.adminUrl,
+    dataDir,
+    gateway,
+    minds: withMinds,
+    admin,
+    issue: (kind, extra = {}) => admin<IssuedCredential>('/admin/credentials', { kind, ...extra }),
+    async createAgent() {
+      const { organizationId } = await defaults();
+      return admin<{ id: string; did: string }>('/admin/agents', { organization_id: organizationId });
+    },
+    async close() {
+      await closeMinds();
+      await gateway.close();
+      await dropSchemas();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
