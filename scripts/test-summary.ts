@@ -18,7 +18,7 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const perPackage: string[] = [];
-for (const group of ['packages', 'apps']) {
+for (const group of ['packages', 'apps', 'scripts']) {
   const groupDir = join(root, group);
   if (!existsSync(groupDir)) continue;
   for (const name of readdirSync(groupDir)) {

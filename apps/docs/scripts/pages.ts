@@ -1,0 +1,276 @@
+/**
+ * The site's own pages (getting started, error catalog), written from the
+ * contract: every operation id, path, error code and fact comes from
+ * @gateway-minds/contract, nothing is typed here again.
+ */
+import {
+  credentialSchemes,
+  errorCatalog,
+  errorCodes,
+  operationIds,
+  operationTable,
+  type ErrorCode,
+  type OpenApiDocument,
+  type OperationId,
+} from '@gateway-minds/contract';
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** Escapes, then renders `code` spans (the only markup catalog and summary text uses). */
+function inline(text: string): string {
+  return escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+}
+
+export interface SiteContext {
+  document: OpenApiDocument;
+  siteTitle: string;
+  csp: string;
+  /** The spec's `servers`: [0] is the local stack, [1] the mock (their descriptions say so). */
+  servers: { url: string; description: string }[];
+}
+
+export function referenceAnchor(operationId: string): string {
+  return `reference.html#operation/${operationId}`;
+}
+
+function layout(ctx: SiteContext, page: { file: string; title: string; body: string }): string {
+  const nav = [
+    ['index.html', 'Getting started'],
+    ['reference.html', 'API reference'],
+    ['errors.html', 'Error catalog'],
+    ['openapi.json', 'openapi.json'],
+  ]
+    .map(([href, label]) => `<a href="${href}"${href === page.file ? ' aria-current="page"' : ''}>${label}</a>`)
+    .join('\n    ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta http-equiv="Content-Security-Policy" content="${escapeHtml(ctx.csp)}">
+  <title>${escapeHtml(page.title)} · ${escapeHtml(ctx.siteTitle)}</title>
+  <link rel="icon" href="favicon.svg" type="image/svg+xml">
+  <link rel="stylesheet" href="style.css">
+</head>
+<body>
+  <nav class="gm-nav" aria-label="Site">
+    <strong>${escapeHtml(ctx.siteTitle)}</strong>
+    ${nav}
+  </nav>
+  <main>
+${page.body}
+  </main>
+</body>
+</html>
+`;
+}
+
+function resolveRef<T>(document: OpenApiDocument, node: T): T {
+  let current: unknown = node;
+  for (let depth = 0; depth < 10; depth++) {
+    const ref = (current as { $ref?: unknown } | undefined)?.$ref;
+    if (typeof ref !== 'string' || !ref.startsWith('#/')) break;
+    current = ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((at, key) => (at as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+  }
+  return current as T;
+}
+
+/** For each code, the operations whose error responses carry an example of it (from the spec's named examples). */
+export function operationsByErrorCode(document: OpenApiDocument): Map<ErrorCode, OperationId[]> {
+  const byCode = new Map<ErrorCode, OperationId[]>();
+  for (const id of operationIds) {
+    const facts = operationTable[id];
+    const operation = document.paths[facts.path]?.[facts.method];
+    if (!operation) throw new Error(`operation ${id} is not at ${facts.method} ${facts.path} in the bundled document`);
+    for (const [status, responseOrRef] of Object.entries(operation.responses)) {
+      if (Number(status) < 400) continue;
+      const response = resolveRef(document, responseOrRef);
+      for (const exampleOrRef of Object.values(response.content?.['application/json']?.examples ?? {})) {
+        const example = resolveRef(document, exampleOrRef);
+        const code = (example.value as { error?: { code?: ErrorCode } } | undefined)?.error?.code;
+        if (!code) continue;
+        const list = byCode.get(code) ?? [];
+        if (!list.includes(id)) list.push(id);
+        byCode.set(code, list);
+      }
+    }
+  }
+  return byCode;
+}
+
+export function errorsPage(ctx: SiteContext): string {
+  const byCode = operationsByErrorCode(ctx.document);
+  const statuses = [...new Set(errorCodes.map((code) => errorCatalog[code].status))].sort((a, b) => a - b);
+  const rows = errorCodes
+    .map((code) => {
+      const facts = errorCatalog[code];
+      const operations = byCode.get(code) ?? [];
+      const links = operations.map((id) => `<a href="${referenceAnchor(id)}"><code>${id}</code></a>`).join(' ');
+      const returnedBy =
+        operations.length === 0
+          ? '<span class="muted">not listed on an operation</span>'
+          : operations.length <= 2
+            ? links
+            : `<details><summary>${operations.length} operations</summary>${links}</details>`;
+      return `      <tr id="${code}" data-status="${facts.status}">
+        <th scope="row"><a class="anchor" href="#${code}"><code>${code}</code></a></th>
+        <td>${facts.status}</td>
+        <td><code>${facts.type}</code></td>
+        <td>${inline(facts.description)}</td>
+        <td>${facts.retryAfter ? 'yes' : 'no'}</td>
+        <td>${facts.fields.length ? facts.fields.map((f) => `<code>${f}</code>`).join(', ') : '—'}</td>
+        <td>${facts.outcomeUnknown ? '<strong>yes</strong>' : 'no'}</td>
+        <td class="ops">${returnedBy}</td>
+      </tr>`;
+    })
+    .join('\n');
+  const body = `    <h1>Error catalog</h1>
+    <p>Every 4xx and 5xx answer carries one envelope,
+    <code>{"error": {code, type, message, docs_url, request_id, …}}</code>, and its <code>docs_url</code> points at the
+    code's row on this page: <code>&lt;docs site&gt;/errors.html#&lt;CODE&gt;</code>. ${errorCodes.length} codes, in catalog
+    order. <code>GET /v1/errors</code> returns the same list.</p>
+    <dl class="legend">
+      <dt>Retry-After</dt><dd>the response carries a <code>Retry-After</code> header (whole seconds).</dd>
+      <dt>Fields</dt><dd>envelope fields always present with this code (<code>required_scope</code>, <code>reason</code>, <code>layer</code>).</dd>
+      <dt>Outcome unknown</dt><dd>after a mutation, whether it took effect is unknown: reconcile with a read before retrying, or retry with the same <code>Idempotency-Key</code>.</dd>
+    </dl>
+    <p class="jump">Status: ${statuses.map((s) => `<a href="#status-${s}">${s}</a>`).join(' · ')}</p>
+    <table class="catalog">
+      <thead><tr><th scope="col">Code</th><th scope="col">Status</th><th scope="col">Type</th><th scope="col">Meaning</th><th scope="col">Retry-After</th><th scope="col">Fields</th><th scope="col">Outcome unknown</th><th scope="col">Returned by</th></tr></thead>
+      <tbody>
+${rows}
+      </tbody>
+    </table>
+    <h2>By status</h2>
+${statuses
+  .map(
+    (s) =>
+      `    <p id="status-${s}"><strong>${s}</strong>: ${errorCodes
+        .filter((code) => errorCatalog[code].status === s)
+        .map((code) => `<a href="#${code}"><code>${code}</code></a>`)
+        .join(', ')}</p>`,
+  )
+  .join('\n')}`;
+  return layout(ctx, { file: 'errors.html', title: 'Error catalog', body });
+}
+
+function code(block: string): string {
+  return `<pre><code>${escapeHtml(block)}</code></pre>`;
+}
+
+export function gettingStartedPage(ctx: SiteContext): string {
+  const stack = ctx.servers[0]!.url;
+  const mock = ctx.servers[1]!.url;
+  const whoami = operationTable.gateway_getPrincipal;
+  const status = operationTable.gateway_getStatus;
+  const session = credentialSchemes.bridge_session;
+  const kinds = Object.values(credentialSchemes)
+    .map((c) => `<code>${c.kind}</code> (<code>${c.tokenPrefix}…</code>)`)
+    .join(', ');
+  const someError = errorCatalog.CREDENTIAL_INVALID;
+  const operationsTable = operationIds
+    .map((id) => {
+      const o = operationTable[id];
+      return `        <tr><td><a href="${referenceAnchor(id)}"><code>${id}</code></a></td><td><code>${o.method.toUpperCase()} ${escapeHtml(o.path)}</code></td><td>${inline(o.summary)}</td></tr>`;
+    })
+    .join('\n');
+  const body = `    <h1>Getting started</h1>
+    <p>${inline(String(ctx.document.info.summary ?? ctx.document.info.title))} One hand-written OpenAPI 3.1 contract
+    describes every operation; the servers, the typed client, the mock and this site are built from it.
+    Download it: <a href="openapi.json">openapi.json</a>, <a href="openapi.yaml">openapi.yaml</a>.</p>
+
+    <h2 id="quick-start">Quick start</h2>
+    <p>Node 20.19 or newer; no database server is needed (the stack keeps its data in <code>./data</code>).</p>
+    ${code('npm install && npm start')}
+    <p>The gateway listens on <code>${stack}</code> with the Minds service behind it.
+    <code>${status.method.toUpperCase()} ${status.path}</code> needs no credential:</p>
+    ${code(`curl ${stack}${status.path}`)}
+
+    <h2 id="credentials">Credentials</h2>
+    <p>Credentials are issued by the gateway's admin command (it talks to the admin listener on the same machine).
+    A signed-in session (<code>${session.kind}</code>, tokens start with <code>${session.tokenPrefix}</code>) is what the
+    Minds operations accept:</p>
+    ${code(`npm run admin -- issue --kind ${session.kind}     # prints JSON with the token, shown once
+curl ${stack}${whoami.path} -H "Authorization: Bearer <token>"`)}
+    <p>Other kinds: ${kinds}. <code>--scopes a,b</code>, <code>--org</code>/<code>--project</code>,
+    <code>--no-sandbox</code> and <code>--expires-in</code> shape what is issued; <code>npm run admin -- revoke &lt;id&gt;</code>
+    revokes. Send exactly one <code>Authorization: Bearer</code> header.</p>
+
+    <h2 id="mock">The mock, for front-end work</h2>
+    <p>A Prism mock of the same contract answers every operation with the spec's named examples, with no database and
+    no credential store:</p>
+    ${code(`npm run mock                                   # ${mock}  (MOCK_PORT changes the port)
+curl ${mock}${whoami.path} -H 'Authorization: Bearer ${session.tokenPrefix}any'
+curl ${mock}${whoami.path} -H 'Authorization: Bearer ${session.tokenPrefix}any' -H 'Prefer: code=${someError.status}, example=CREDENTIAL_INVALID'`)}
+    <p>The first named example of the success response is the default answer. <code>Prefer: code=&lt;status&gt;</code> picks
+    another response, <code>Prefer: example=&lt;name&gt;</code> another example (example names are shown in the
+    <a href="reference.html">reference</a>; error examples are named after their code). The mock validates requests:
+    one that breaks the contract (a missing required field, a wrong pattern, no bearer) gets one of the operation's
+    declared error responses (the first example of that status, not necessarily the code the real server would pick).
+    Switching between the mock and the real stack changes only the base URL: <code>${mock}</code> or
+    <code>${stack}</code>.</p>
+
+    <h2 id="client">The typed client</h2>
+    <p><code>@gateway-minds/client</code> has one method per operation id, typed from the contract, with typed errors
+    (the client is being written; see <code>packages/client</code> for the released API).</p>
+    ${code(`import { createClient } from '@gateway-minds/client';
+
+const client = createClient({ baseUrl: '${mock}', credential: process.env.TOKEN });
+const me = await client.${whoami.operationId}();`)}
+    <p>Point <code>baseUrl</code> at <code>${stack}</code> for the real stack.</p>
+
+    <h2 id="errors">Errors</h2>
+    <p>Every error is <code>{"error": {code, type, message, docs_url, request_id, …}}</code>; <code>docs_url</code> links to
+    the code's entry in the <a href="errors.html">error catalog</a>, for example
+    <a href="errors.html#CREDENTIAL_INVALID"><code>errors.html#CREDENTIAL_INVALID</code></a>. The request id is also the
+    <code>X-Request-Id</code> header: quote it when you report a problem.</p>
+
+    <h2 id="operations">Operations</h2>
+    <table class="operations">
+      <thead><tr><th scope="col">Operation id</th><th scope="col">Method and path</th><th scope="col">Summary</th></tr></thead>
+      <tbody>
+${operationsTable}
+      </tbody>
+    </table>`;
+  return layout(ctx, { file: 'index.html', title: 'Getting started', body });
+}
+
+export const stylesheet = `:root { color-scheme: light; --fg: #1f2933; --muted: #616e7c; --line: #d9dee3; --accent: #0b5cad; --mark: #fff4c2; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); }
+.gm-nav { display: flex; gap: 1.25rem; align-items: center; height: 40px; padding: 0 1.25rem; font-size: 14px; background: #1f2933; color: #e4e7eb; }
+.gm-nav a { color: #e4e7eb; text-decoration: none; }
+.gm-nav a:hover, .gm-nav a[aria-current] { color: #fff; text-decoration: underline; }
+.gm-nav strong { margin-right: auto; font-weight: 600; color: #fff; }
+main { max-width: 1200px; margin: 0 auto; padding: 1.5rem 1.25rem 4rem; }
+h1 { font-size: 1.8rem; margin: .5rem 0 1rem; }
+h2 { font-size: 1.3rem; margin: 2rem 0 .75rem; padding-top: .5rem; border-top: 1px solid var(--line); }
+a { color: var(--accent); }
+code { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: #f1f3f5; padding: .05rem .25rem; border-radius: 3px; }
+pre { background: #f1f3f5; padding: .75rem 1rem; border-radius: 6px; overflow-x: auto; }
+pre code { background: none; padding: 0; }
+table { border-collapse: collapse; width: 100%; font-size: 14px; }
+th, td { text-align: left; vertical-align: top; padding: .4rem .5rem; border-bottom: 1px solid var(--line); }
+thead th { position: sticky; top: 0; background: #fff; border-bottom: 2px solid var(--line); }
+tr, p[id], h2[id] { scroll-margin-top: 3rem; }
+tr:target { background: var(--mark); }
+summary { cursor: pointer; color: var(--accent); }
+tr:target th code { font-weight: 700; }
+td.ops code { font-size: 12px; }
+.ops a { display: inline-block; margin: 0 .25rem .15rem 0; }
+td.ops { min-width: 14rem; }
+.anchor { text-decoration: none; }
+.muted { color: var(--muted); }
+.legend { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0 0 1rem; }
+.legend dt { font-weight: 600; }
+.legend dd { margin: 0; }
+.jump { color: var(--muted); }
+`;
+
+export const favicon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1f2933"/><text x="8" y="12" text-anchor="middle" font-family="sans-serif" font-size="10" font-weight="700" fill="#fff">v1</text></svg>
+`;

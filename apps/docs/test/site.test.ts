@@ -1,0 +1,199 @@
+/**
+ * The built site, opened in a real Chromium (Debian's, driven by
+ * playwright-core) and served the way the gateway serves it, under /docs:
+ * every operation and every error code is there, every `docs_url` the servers
+ * emit lands on an existing anchor, and no request leaves 127.0.0.1.
+ * Chromium missing is a failure, not a skip (`.ci/run` installs it).
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { errorCatalog, errorCodes, errorDocsUrl, operationIds, operationTable, type ErrorCode } from '@gateway-minds/contract';
+import { openapiDocument } from '@gateway-minds/contract/document';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { docsSiteDir, externalResourceUrls, startStaticServer, type StaticServer } from '../src/index.js';
+
+const chromiumPath = '/usr/bin/chromium';
+const resultsDir = join(import.meta.dirname, '../.test-results');
+/** Where the gateway mounts the site; DOCS_BASE_URL is `<gateway>/docs`. */
+const mountPath = '/docs';
+
+let server: StaticServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const requested: string[] = [];
+const failedResponses: string[] = [];
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  expect(existsSync(join(docsSiteDir, 'index.html')), `no built site at ${docsSiteDir}: run npm run build`).toBe(true);
+  expect(existsSync(chromiumPath), `${chromiumPath} is missing: apt-get install -y --no-install-recommends chromium`).toBe(true);
+  mkdirSync(resultsDir, { recursive: true });
+  server = await startStaticServer({ root: docsSiteDir, prefix: mountPath });
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--headless',
+    ],
+  });
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context.on('request', (request) => requested.push(request.url()));
+  context.on('response', (response) => {
+    if (response.status() >= 400) failedResponses.push(`${response.status()} ${response.url()}`);
+  });
+  context.on('requestfailed', (request) => failedResponses.push(`failed ${request.url()}: ${request.failure()?.errorText}`));
+  page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(message.text());
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('the built folder', () => {
+  it('has the pages and the bundled contract', () => {
+    const files = readdirSync(docsSiteDir);
+    for (const file of ['index.html', 'reference.html', 'errors.html', 'openapi.json', 'openapi.yaml', 'style.css']) {
+      expect(files, file).toContain(file);
+    }
+    const published = JSON.parse(readFileSync(join(docsSiteDir, 'openapi.json'), 'utf8')) as unknown;
+    expect(published).toEqual(openapiDocument);
+  });
+
+  it('references no script, stylesheet, image or font outside itself', () => {
+    // The scanner itself finds what it must.
+    for (const sample of [
+      '<script src="https://cdn.example/x.js"></script>',
+      '<link rel="stylesheet" href="//fonts.example/css">',
+      '<img alt="" src="https://cdn.example/logo.svg">',
+      '<style>@import "https://x.test/a.css";</style>',
+      '<style>b { background: url(https://x.test/i.png) }</style>',
+      'const icons = `https://cdn.redocly.com/icons/fa/7.0.0`;',
+    ]) {
+      expect(externalResourceUrls(sample), sample).toHaveLength(1);
+    }
+    expect(externalResourceUrls('<a href="https://redocly.com/redoc/">link</a>')).toEqual([]);
+    for (const file of readdirSync(docsSiteDir).filter((f) => /\.(html|css|svg)$/.test(f))) {
+      expect(externalResourceUrls(readFileSync(join(docsSiteDir, file), 'utf8')), file).toEqual([]);
+    }
+    const reference = readFileSync(join(docsSiteDir, 'reference.html'), 'utf8');
+    expect(reference).toContain('"disableTelemetry":true');
+    expect(reference).toContain('Content-Security-Policy');
+  });
+});
+
+describe('in Chromium', () => {
+  it('the getting-started page covers credentials, the quick start, the mock and the client, and links every operation', async () => {
+    await page.goto(`${server.url}/`, { waitUntil: 'load' });
+    const text = await page.locator('main').innerText();
+    expect(text).toContain('npm install && npm start');
+    expect(text).toContain('npm run admin -- issue --kind bridge_session');
+    expect(text).toContain('npm run mock');
+    expect(text).toContain('@gateway-minds/client');
+    expect(text).toContain('createClient({ baseUrl');
+    const hrefs = await page.locator('main a').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+    for (const id of operationIds) expect(hrefs, id).toContain(`reference.html#operation/${id}`);
+    await page.screenshot({ path: join(resultsDir, 'getting-started.png'), fullPage: false });
+  });
+
+  it('the reference renders every operation of the contract', async () => {
+    await page.goto(`${server.url}/reference.html`, { waitUntil: 'load' });
+    await page.locator('[data-section-id]').first().waitFor();
+    await page.screenshot({ path: join(resultsDir, 'reference.png') });
+    const missing: string[] = [];
+    for (const id of operationIds) {
+      const facts = operationTable[id];
+      // The anchor the getting-started page and the error catalog link to; Redoc routes it to the operation.
+      await page.goto(`${server.url}/reference.html#operation/${id}`);
+      const section = page.locator(`[data-section-id$="/${id.toLowerCase()}"]`).first();
+      try {
+        await section.waitFor({ timeout: 10_000 });
+      } catch {
+        missing.push(id);
+        continue;
+      }
+      const text = await section.innerText();
+      if (!text.includes(facts.summary) || !text.includes(facts.path)) missing.push(`${id} (summary or path not shown)`);
+    }
+    expect(missing).toEqual([]);
+    await page.goto(`${server.url}/reference.html#operation/${operationIds[operationIds.length - 1]}`);
+    await page.screenshot({ path: join(resultsDir, 'reference-operation.png') });
+  });
+
+  it('the error catalog has every code with its status, type, meaning, Retry-After, fields and outcome', async () => {
+    await page.goto(`${server.url}/errors.html`, { waitUntil: 'load' });
+    const rows = await page.locator('tr[id]').evaluateAll((trs) =>
+      trs.map((tr) => ({ id: tr.id, cells: [...tr.querySelectorAll('th, td')].map((c) => (c as HTMLElement).innerText.trim()) })),
+    );
+    expect(rows.map((r) => r.id)).toEqual(errorCodes);
+    for (const row of rows) {
+      const facts = errorCatalog[row.id as ErrorCode];
+      const [code, status, type, meaning, retryAfter, fields, outcomeUnknown] = row.cells;
+      expect({ code, status, type, meaning, retryAfter, fields, outcomeUnknown }, row.id).toEqual({
+        code: row.id,
+        status: String(facts.status),
+        type: facts.type,
+        meaning: facts.description.replace(/`/g, ''),
+        retryAfter: facts.retryAfter ? 'yes' : 'no',
+        fields: facts.fields.length ? facts.fields.join(', ') : '—',
+        outcomeUnknown: facts.outcomeUnknown ? 'yes' : 'no',
+      });
+    }
+  });
+
+  it('every docs_url the servers emit resolves to its code on errors.html', async () => {
+    const docsBaseUrl = server.url; // what DOCS_BASE_URL is for a gateway serving the site at /docs
+    const unresolved: string[] = [];
+    for (const code of errorCodes) {
+      const url = errorDocsUrl(docsBaseUrl, code);
+      await page.goto(url, { waitUntil: 'load' });
+      const found = await page.evaluate(
+        (expected) => {
+          const target = document.getElementById(expected);
+          return { hash: location.hash, exists: target !== null, targeted: target?.matches(':target') ?? false, text: target?.textContent ?? '' };
+        },
+        code,
+      );
+      if (found.hash !== `#${code}` || !found.exists || !found.targeted || !found.text.includes(code)) unresolved.push(code);
+    }
+    expect(unresolved).toEqual([]);
+    await page.goto(errorDocsUrl(docsBaseUrl, 'SCOPE_MISSING'));
+    await page.screenshot({ path: join(resultsDir, 'errors.png') });
+
+    // The docs_url in every error example of the spec has the same shape, on the default base.
+    const exampleUrls = new Set<string>();
+    JSON.stringify(openapiDocument, (key, value: unknown) => {
+      if (key === 'docs_url' && typeof value === 'string') exampleUrls.add(value);
+      return value;
+    });
+    expect(exampleUrls.size).toBeGreaterThan(20);
+    for (const url of exampleUrls) {
+      const code = new URL(url).hash.slice(1) as ErrorCode;
+      expect(errorCodes, url).toContain(code);
+      expect(url).toBe(errorDocsUrl(url.slice(0, url.indexOf('/errors.html')), code));
+    }
+  });
+
+  it('no request left 127.0.0.1, none failed, and no page logged an error', () => {
+    expect(requested.length).toBeGreaterThan(10);
+    const outside = requested.filter((url) => {
+      const { protocol, hostname } = new URL(url);
+      if (protocol === 'data:' || protocol === 'blob:' || protocol === 'about:') return false;
+      return hostname !== '127.0.0.1';
+    });
+    expect(outside).toEqual([]);
+    expect(failedResponses).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});

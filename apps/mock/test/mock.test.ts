@@ -1,0 +1,284 @@
+/**
+ * Runs the real mock (`src/start-mock.ts`, Prism on the bundled contract) and
+ * asks it, for every operation, for every response the spec declares and every
+ * named example of it (`Prefer: code=<status>, example=<name>`), with a request
+ * that satisfies the contract. Each answer must have the declared status, be
+ * the named example, and validate against the response schema (including the
+ * UTF-8 byte limits), with its declared headers valid too: no mocked answer
+ * may violate the spec's own patterns. Requests that break the contract must
+ * get a declared error response that validates as well.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import {
+  byteLimitKeywords,
+  credentialSchemes,
+  dereference,
+  errorCatalog,
+  isErrorCode,
+  operationIds,
+  operationTable,
+  type JsonSchema,
+  type OpenApiOperation,
+  type OpenApiParameter,
+  type OpenApiResponse,
+  type OperationId,
+} from '@gateway-minds/contract';
+import { openapiDocument } from '@gateway-minds/contract/document';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const mockDir = join(import.meta.dirname, '..');
+const dereferenced = dereference(openapiDocument);
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv);
+for (const keyword of byteLimitKeywords) ajv.addKeyword({ ...keyword });
+const validators = new WeakMap<JsonSchema, ValidateFunction>();
+function validate(schema: JsonSchema, value: unknown): unknown[] {
+  let fn = validators.get(schema);
+  if (!fn) {
+    fn = ajv.compile(schema);
+    validators.set(schema, fn);
+  }
+  return fn(value) ? [] : (fn.errors ?? []);
+}
+
+interface Located {
+  id: OperationId;
+  operation: OpenApiOperation;
+  parameters: OpenApiParameter[];
+}
+
+function locate(id: OperationId): Located {
+  const facts = operationTable[id];
+  const item = dereferenced.paths[facts.path];
+  const operation = item?.[facts.method];
+  if (!item || !operation) throw new Error(`${id} is not at ${facts.method} ${facts.path}`);
+  const own = operation.parameters ?? [];
+  const inherited = (item.parameters ?? []).filter((p) => !own.some((o) => o.name === p.name && o.in === p.in));
+  return { id, operation, parameters: [...inherited, ...own] };
+}
+
+/** A value for a parameter from the spec's own examples: the parameter's, else its schema's. */
+function exampleFor(parameter: OpenApiParameter): unknown {
+  const p = parameter as OpenApiParameter & { example?: unknown; examples?: Record<string, { value?: unknown }> };
+  const schema = parameter.schema ?? {};
+  const candidates = [
+    p.example,
+    Object.values(p.examples ?? {})[0]?.value,
+    (schema.examples as unknown[] | undefined)?.[0],
+    schema.example,
+    schema.default,
+    (schema.enum as unknown[] | undefined)?.[0],
+    schema.const,
+  ];
+  const value = candidates.find((c) => c !== undefined);
+  if (value === undefined) throw new Error(`parameter ${parameter.in} ${parameter.name} has no example to mock a request with`);
+  return value;
+}
+
+interface MockRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** A request that satisfies the contract: required parameters and headers, a credential of an accepted kind, the first named request example. */
+function validRequest(base: string, { id, operation, parameters }: Located): MockRequest {
+  const facts = operationTable[id];
+  let path: string = facts.path;
+  const query = new URLSearchParams();
+  const headers: Record<string, string> = {};
+  for (const parameter of parameters) {
+    if (!parameter.required) continue;
+    const value = String(exampleFor(parameter));
+    if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, encodeURIComponent(value));
+    else if (parameter.in === 'query') query.set(parameter.name, value);
+    else if (parameter.in === 'header') headers[parameter.name] = value;
+  }
+  const requirement = facts.security[0];
+  if (requirement) {
+    const kind = Object.values(credentialSchemes).find((c) => c.scheme === requirement.scheme);
+    if (!kind) throw new Error(`${id}: no credential kind for scheme ${requirement.scheme}`);
+    headers.Authorization = `Bearer ${kind.tokenPrefix}mock`;
+  }
+  let body: string | undefined;
+  const media = operation.requestBody?.content?.['application/json'];
+  if (media) {
+    const example = Object.values(media.examples ?? {})[0];
+    if (!example) throw new Error(`${id}: no named request example`);
+    body = JSON.stringify(example.value);
+    headers['Content-Type'] = 'application/json';
+  }
+  const search = query.size ? `?${query}` : '';
+  return { method: facts.method.toUpperCase(), url: `${base}${path}${search}`, headers, ...(body === undefined ? {} : { body }) };
+}
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+async function send(request: MockRequest, extraHeaders: Record<string, string> = {}): Promise<Answer> {
+  const response = await fetch(request.url, {
+    method: request.method,
+    headers: { ...request.headers, ...extraHeaders },
+    ...(request.body === undefined ? {} : { body: request.body }),
+  });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // left as text: the content-type check reports it
+  }
+  return { status: response.status, headers: response.headers, body };
+}
+
+/** Problems with an answer against the response the spec declares for its status. */
+function checkAgainstSpec(answer: Answer, response: OpenApiResponse | undefined): string[] {
+  if (!response) return [`status ${answer.status} is not declared`];
+  const problems: string[] = [];
+  const media = response.content?.['application/json'];
+  if (media?.schema) {
+    if (!answer.headers.get('content-type')?.startsWith('application/json')) problems.push(`content-type ${answer.headers.get('content-type')}`);
+    for (const error of validate(media.schema, answer.body)) problems.push(`body: ${JSON.stringify(error)}`);
+  }
+  for (const [name, headerOrRef] of Object.entries(response.headers ?? {})) {
+    const header = headerOrRef as { required?: boolean; schema?: JsonSchema };
+    const raw = answer.headers.get(name);
+    if (raw === null) {
+      if (header.required) problems.push(`required header ${name} missing`);
+      continue;
+    }
+    if (!header.schema) continue;
+    const value = header.schema.type === 'integer' || header.schema.type === 'number' ? (/^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw) : raw;
+    for (const error of validate(header.schema, value)) problems.push(`header ${name}: ${JSON.stringify(error)}`);
+  }
+  const violations = answer.headers.get('sl-violations');
+  if (violations && answer.status < 400) problems.push(`Prism reports violations: ${violations}`);
+  return problems;
+}
+
+interface ExampleCase {
+  id: OperationId;
+  status: string;
+  name: string;
+  value: unknown;
+}
+
+const located = operationIds.map(locate);
+const exampleCases: ExampleCase[] = located.flatMap(({ id, operation }) =>
+  Object.entries(operation.responses).flatMap(([status, response]) =>
+    Object.entries(response.content?.['application/json']?.examples ?? {}).map(([name, example]) => ({ id, status, name, value: example.value })),
+  ),
+);
+
+let mock: ChildProcess;
+let base: string;
+let startupMs: number;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  mock = spawn(process.execPath, ['--import', 'tsx', 'src/start-mock.ts'], {
+    cwd: mockDir,
+    env: { ...process.env, MOCK_PORT: String(port), MOCK_HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  mock.stdout!.on('data', collect);
+  mock.stderr!.on('data', collect);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the mock did not start within 45 s:\n${output}`)), 45_000);
+    mock.once('exit', (code) => reject(new Error(`the mock exited (${code}):\n${output}`)));
+    mock.stdout!.on('data', () => {
+      if (output.includes('Prism is listening')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  startupMs = performance.now() - started;
+  console.log(`mock: Prism listening on ${base} after ${(startupMs / 1000).toFixed(1)} s`);
+}, 60_000);
+
+afterAll(async () => {
+  if (mock && mock.exitCode === null) {
+    const exited = once(mock, 'exit');
+    mock.kill('SIGTERM');
+    await exited;
+  }
+});
+
+describe('the mock', () => {
+  it('answers every operation of the contract', () => {
+    expect(located.map((l) => l.id)).toEqual(operationIds);
+    expect(exampleCases.length).toBeGreaterThan(operationIds.length * 5);
+  });
+
+  it.each(located.map((l) => [l.id, l] as const))('%s: a valid request gets the first success example by default', async (id, op) => {
+    const facts = operationTable[id];
+    const answer = await send(validRequest(base, op));
+    expect(answer.headers.get('sl-violations'), 'Prism found the request invalid').toBeNull();
+    expect(answer.status).toBe(facts.successStatus);
+    const success = op.operation.responses[String(facts.successStatus)];
+    const first = Object.values(success?.content?.['application/json']?.examples ?? {})[0];
+    expect(answer.body).toEqual(first?.value);
+    expect(checkAgainstSpec(answer, success)).toEqual([]);
+  });
+
+  it.each(exampleCases.map((c) => [`${c.id} ${c.status} ${c.name}`, c] as const))('%s: Prefer selects it, and it validates', async (_label, c) => {
+    const op = located.find((l) => l.id === c.id)!;
+    const answer = await send(validRequest(base, op), { Prefer: `code=${c.status}, example=${c.name}` });
+    expect(answer.status).toBe(Number(c.status));
+    expect(answer.body).toEqual(c.value);
+    expect(checkAgainstSpec(answer, op.operation.responses[c.status])).toEqual([]);
+    if (answer.status >= 400) {
+      const code = (answer.body as { error: { code: unknown } }).error.code;
+      expect(isErrorCode(code) && errorCatalog[code].status, `${String(code)} is a ${c.status} code of the catalog`).toBe(answer.status);
+    }
+  });
+
+  it.each(located.filter((l) => operationTable[l.id].security.length > 0).map((l) => [l.id, l] as const))(
+    '%s: without a credential, a declared 401 that validates',
+    async (_id, op) => {
+      const request = validRequest(base, op);
+      delete request.headers.Authorization;
+      const answer = await send(request);
+      expect(answer.status).toBe(401);
+      expect(checkAgainstSpec(answer, op.operation.responses['401'])).toEqual([]);
+    },
+  );
+
+  it.each(located.filter((l) => l.operation.requestBody).map((l) => [l.id, l] as const))(
+    '%s: a body outside the contract gets a declared 4xx that validates',
+    async (_id, op) => {
+      const request = validRequest(base, op);
+      const answer = await send({ ...request, body: JSON.stringify({ not_in_the_contract: true }) });
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expect(answer.status).toBeLessThan(500);
+      expect(checkAgainstSpec(answer, op.operation.responses[String(answer.status)])).toEqual([]);
+    },
+  );
+});

@@ -1,0 +1,110 @@
+/**
+ * npm run spec:review -- --base <git ref> [options]
+ *
+ * Lints the head spec, bundles it and the spec at the base ref, and prints a
+ * Markdown report: operations added, removed and changed, and breaking
+ * changes judged by direction. Exits 1 when the head spec has lint errors or
+ * when there is a breaking change that is not acknowledged (--accept-breaking,
+ * or SPEC_REVIEW_ACCEPT_BREAKING=1, which CI sets from the PR label
+ * `breaking-change-accepted`); 2 on a usage or bundling error.
+ */
+import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { compareSpecs } from './compare.js';
+import { hasBlockingProblems, renderMarkdown } from './report.js';
+import { bundleSpec, extractAt, lintSpec, repoRoot, resolveCommit } from './sources.js';
+
+const usage = `usage: npm run spec:review -- --base <git ref> [--head <git ref>] [--spec spec/openapi.yaml]
+                            [--accept-breaking] [--output report.md]
+
+  --base             the ref to compare with (a PR's base sha, origin/main)
+  --head             compare this ref instead of the working tree
+  --spec             the root document, relative to the repository (default spec/openapi.yaml)
+  --accept-breaking  breaking changes are acknowledged: report them, exit 0
+                     (also SPEC_REVIEW_ACCEPT_BREAKING=1)
+  --output           also write the Markdown report to this file
+                     (and to $GITHUB_STEP_SUMMARY when it is set)`;
+
+function truthy(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes)$/i.test(value.trim());
+}
+
+async function main(): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({
+      options: {
+        base: { type: 'string' },
+        head: { type: 'string' },
+        spec: { type: 'string', default: 'spec/openapi.yaml' },
+        'accept-breaking': { type: 'boolean', default: false },
+        output: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${usage}`);
+    return 2;
+  }
+  if (args.help) {
+    console.log(usage);
+    return 0;
+  }
+  if (!args.base) {
+    console.error(`--base is required\n\n${usage}`);
+    return 2;
+  }
+
+  const root = repoRoot(process.cwd());
+  const specPath = args.spec!;
+  const specDir = specPath.split('/')[0]!;
+  const temporary: string[] = [];
+  try {
+    const baseCommit = resolveCommit(root, args.base);
+    const baseRoot = extractAt(root, baseCommit, specDir);
+    temporary.push(baseRoot);
+    let headRoot = root;
+    let headLabel = 'working tree';
+    if (args.head) {
+      const headCommit = resolveCommit(root, args.head);
+      headRoot = extractAt(root, headCommit, specDir);
+      temporary.push(headRoot);
+      headLabel = `${args.head} (${headCommit.slice(0, 12)})`;
+    }
+
+    const lint = lintSpec(headRoot, specPath);
+    const [base, head] = await Promise.all([bundleSpec(baseRoot, specPath), bundleSpec(headRoot, specPath)]);
+    const review = compareSpecs(base, head);
+    const acknowledged = args['accept-breaking'] === true || truthy(process.env.SPEC_REVIEW_ACCEPT_BREAKING);
+    const markdown = renderMarkdown(review, {
+      base: `${args.base}${args.base.startsWith(baseCommit.slice(0, 7)) ? '' : ` (${baseCommit.slice(0, 12)})`}`,
+      head: headLabel,
+      lint,
+      acknowledged,
+      acknowledgeHint:
+        'If they are intended, a maintainer adds the label `breaking-change-accepted` to the pull request ' +
+        '(locally: `--accept-breaking`), and the change is announced in the changelog (spec/DECISIONS.md, Versioning).',
+    });
+
+    process.stdout.write(markdown);
+    if (args.output) writeFileSync(resolve(process.cwd(), args.output), markdown);
+    if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, markdown);
+    const blocked = hasBlockingProblems(review, { lint, acknowledged });
+    console.error(
+      `spec review: ${review.added.length} added, ${review.removed.length} removed, ${review.changed.length} changed, ` +
+        `${review.breaking.length} breaking${review.breaking.length && acknowledged ? ' (acknowledged)' : ''}, ` +
+        `lint ${lint.errors} errors -> ${blocked ? 'FAIL' : 'ok'}` +
+        (args.output ? ` (report: ${relative(process.cwd(), resolve(args.output)) || args.output})` : ''),
+    );
+    return blocked ? 1 : 0;
+  } catch (error) {
+    console.error(`spec review: ${(error as Error).message}`);
+    return 2;
+  } finally {
+    for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+process.exitCode = await main();

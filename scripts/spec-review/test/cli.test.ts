@@ -1,0 +1,136 @@
+/**
+ * `npm run spec:review` end to end on temporary git repositories: real git,
+ * real `redocly lint`, real bundling, the CLI as CI runs it.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { toyApi, type Doc } from './fixtures/toy-api.js';
+
+const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+const tsxLoader = import.meta.resolve('tsx');
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const made: string[] = [];
+
+function git(cwd: string, ...args: string[]): string {
+  const result = spawnSync('git', ['-c', 'user.name=Spec Review Test', '-c', 'user.email=spec-review@example.invalid', '-c', 'commit.gpgsign=false', ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+function tempRepo(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'spec-review-test-'));
+  made.push(dir);
+  git(dir, 'init', '-q', '-b', 'main');
+  return dir;
+}
+
+function writeToy(dir: string, doc: Doc): void {
+  cpSync(join(import.meta.dirname, 'fixtures/redocly.yaml'), join(dir, 'redocly.yaml'));
+  // JSON is YAML: the spec's root file name stays openapi.yaml.
+  writeFileSync(join(dir, 'spec/openapi.yaml'), `${JSON.stringify(doc, null, 2)}\n`);
+}
+
+function review(cwd: string, args: string[], env: Record<string, string> = {}) {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, ['--import', tsxLoader, cli, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, SPEC_REVIEW_ACCEPT_BREAKING: '', GITHUB_STEP_SUMMARY: '', ...env },
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, ms: performance.now() - started };
+}
+
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('spec:review on a git repository', () => {
+  const repo = tempRepo();
+  mkdirSync(join(repo, 'spec'));
+  writeToy(repo, toyApi());
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'v1');
+
+  it('fails on a breaking change in the working tree, reporting it in Markdown', () => {
+    const head = toyApi();
+    delete head.paths['/pets/{pet_id}'].delete;
+    head.components.schemas.NewPet.properties.name.maxLength = 40;
+    writeToy(repo, head);
+    const output = join(repo, 'report.md');
+    const run = review(repo, ['--base', 'HEAD', '--output', output]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain('## Spec review');
+    expect(run.stdout).toContain('❌ **2 breaking changes, not acknowledged.**');
+    expect(run.stdout).toContain('`breaking-change-accepted`');
+    expect(run.stdout).toContain('| Operations removed | 1 |');
+    expect(run.stdout).toContain('- 🔴 `pets_delete` `DELETE /pets/{pet_id}`: Delete a pet');
+    expect(run.stdout).toContain('schema `NewPet` (request) .name: `maxLength` lowered 80 → 40 (narrowed)');
+    expect(run.stdout).toContain('| Lint (`redocly lint`) | 0 errors');
+    expect(readFileSync(output, 'utf8')).toBe(run.stdout);
+    expect(run.stderr).toContain('-> FAIL');
+  });
+
+  it('passes when the breaking change is acknowledged, by flag or by the variable CI sets from the label', () => {
+    const byFlag = review(repo, ['--base', 'HEAD', '--accept-breaking']);
+    expect(byFlag.code, byFlag.stderr).toBe(0);
+    expect(byFlag.stdout).toContain('⚠️ **2 breaking changes, acknowledged.**');
+    const byEnv = review(repo, ['--base', 'HEAD'], { SPEC_REVIEW_ACCEPT_BREAKING: '1' });
+    expect(byEnv.code, byEnv.stderr).toBe(0);
+  });
+
+  it('passes a compatible change between two commits', () => {
+    const head = toyApi();
+    head.components.schemas.NewPet.properties.color = { type: 'string', maxLength: 20 };
+    head.components.schemas.PetStatus.enum.push('adopted');
+    writeToy(repo, head);
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'v2: optional color, a new status');
+    const run = review(repo, ['--base', 'HEAD~1', '--head', 'HEAD']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('✅ **No breaking changes.**');
+    expect(run.stdout).toContain('new optional property `color`');
+    expect(run.stdout).toContain('may now return enum value `adopted`');
+  });
+
+  it('fails on lint errors even when breaking changes are acknowledged', () => {
+    const head = toyApi();
+    delete head.paths['/status'].get.summary; // the fixture config makes operation-summary an error
+    writeToy(repo, head);
+    const run = review(repo, ['--base', 'HEAD', '--accept-breaking']);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain('❌ **The head spec does not lint: 1 error.**');
+    expect(run.stdout).toMatch(/- error `operation-summary`: .* \(spec\/openapi\.yaml:\d+/);
+  });
+
+  it('exits 2 on an unknown base ref or a missing --base', () => {
+    const unknown = review(repo, ['--base', 'no-such-ref']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown git ref no-such-ref');
+    const missing = review(repo, []);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--base is required');
+  });
+});
+
+describe('spec:review on a copy of this repository spec', () => {
+  it('bundles and lints the real spec at a commit and in the working tree: no change, exit 0', () => {
+    const repo = tempRepo();
+    cpSync(join(repoRoot, 'spec'), join(repo, 'spec'), { recursive: true });
+    for (const file of ['redocly.yaml', '.redocly.lint-ignore.yaml']) cpSync(join(repoRoot, file), join(repo, file));
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'the spec');
+    const run = review(repo, ['--base', 'HEAD']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('| Lint (`redocly lint`) | 0 errors, 0 warnings |');
+    expect(run.stdout).toContain('✅ **No breaking changes.**');
+    expect(run.stdout).toContain('No change to operations, schemas or the error catalog.');
+    console.log(`spec review of the real spec: ${(run.ms / 1000).toFixed(1)} s`);
+  });
+});

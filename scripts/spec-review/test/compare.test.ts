@@ -1,0 +1,209 @@
+/**
+ * The comparison on pairs of spec versions that each contain one kind of
+ * change: small fixture documents for every rule, and the real bundled
+ * contract for identity, a removed operation and catalog changes.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { errorCodes, operationIds, operationTable } from '@gateway-minds/contract';
+import { describe, expect, it } from 'vitest';
+import { compareSpecs, type Review, type Severity } from '../src/compare.js';
+import { renderMarkdown } from '../src/report.js';
+import { mutated, toyApi, type Doc } from './fixtures/toy-api.js';
+
+function lines(review: Review): string[] {
+  return review.breaking.map((b) => `${b.operations.join(',')} | ${b.where}: ${b.message}`);
+}
+
+/** Every change of the review, as `severity | operation-or-schema | where: message`. */
+function allChanges(review: Review): { severity: Severity; text: string }[] {
+  return [
+    ...review.changed.flatMap((o) => o.changes.map((c) => ({ severity: c.severity, text: `${o.operation.operationId} | ${c.where}: ${c.message}` }))),
+    ...review.sharedSchemas.flatMap((s) => s.changes.map((c) => ({ severity: c.severity, text: `${s.schema} (${s.direction}) | ${c.where}: ${c.message}` }))),
+    ...review.document.map((c) => ({ severity: c.severity, text: `document | ${c.where}: ${c.message}` })),
+  ];
+}
+
+const pets = (doc: Doc) => doc.paths['/pets'];
+const pet = (doc: Doc) => doc.components.schemas.Pet;
+const newPet = (doc: Doc) => doc.components.schemas.NewPet;
+const limit = (doc: Doc) => pets(doc).get.parameters[0];
+
+describe('identical documents', () => {
+  it('report nothing', () => {
+    const review = compareSpecs(toyApi(), toyApi());
+    expect(review).toEqual({ added: [], removed: [], changed: [], sharedSchemas: [], document: [], breaking: [] });
+  });
+});
+
+describe('breaking changes', () => {
+  const cases: [string, (doc: Doc) => void, RegExp][] = [
+    ['a removed operation', (d) => delete d.paths['/pets/{pet_id}'].delete, /^pets_delete \| `DELETE \/pets\/\{pet_id\}`: operation removed$/],
+    ['a renamed operation id', (d) => (pets(d).get.operationId = 'pets_listAll'), /^pets_list \| `GET \/pets`: operation id renamed to `pets_listAll`/],
+    [
+      'a moved operation',
+      (d) => {
+        d.paths['/animals'] = d.paths['/status'];
+        delete d.paths['/status'];
+      },
+      /^status_get \| operation: moved from `GET \/status` to `GET \/animals`$/,
+    ],
+    ['a new required request field', (d) => (newPet(d).properties.color = { type: 'string' }) && newPet(d).required.push('color'), /`NewPet` \(request\): new required property `color`$/],
+    ['an optional request field made required', (d) => newPet(d).required.push('age'), /`NewPet` \(request\): property `age` is now required$/],
+    ['a new required query parameter', (d) => pets(d).get.parameters.push({ name: 'species', in: 'query', required: true, schema: { type: 'string' } }), /^pets_list \| query parameter `species`: new required parameter$/],
+    ['an optional parameter made required', (d) => (limit(d).required = true), /^pets_list \| query parameter `limit`: is now required$/],
+    ['a removed query parameter', (d) => pets(d).get.parameters.splice(0, 1), /^pets_list \| query parameter `limit`: removed/],
+    ['a request body that is now required', (d) => (d.paths['/pets/{pet_id}'].delete.requestBody = { required: true, content: { 'application/json': { schema: { type: 'object' } } } }), /^pets_delete \| request body: now required$/],
+    ['a removed response field', (d) => delete pet(d).properties.nickname, /`Pet` \(response\): response property `nickname` removed$/],
+    ['a retyped response field', (d) => (pet(d).properties.name.type = 'integer'), /`Pet` \(response\) \.name: retyped: may now be `integer`/],
+    ['a response field that may now be null', (d) => (pet(d).properties.name.type = ['string', 'null']), /`Pet` \(response\) \.name: retyped: may now be `null`/],
+    ['a response field no longer always present', (d) => (pet(d).required = pet(d).required.filter((r: string) => r !== 'born_at')), /`Pet` \(response\): property `born_at` is no longer always present$/],
+    ['a request enum value removed (narrowing)', (d) => (d.components.schemas.PetStatus.enum = ['available', 'pending']), /`PetStatus` \(request\): enum value `sold` no longer accepted \(narrowed\)$/],
+    ['a request maxLength lowered', (d) => (newPet(d).properties.name.maxLength = 40), /`NewPet` \(request\) \.name: `maxLength` lowered 80 → 40 \(narrowed\)$/],
+    ['a request maximum lowered', (d) => (limit(d).schema.maximum = 50), /^pets_list \| query parameter `limit`: `maximum` lowered 100 → 50 \(narrowed\)$/],
+    ['a request maxItems lowered', (d) => (newPet(d).properties.tags.maxItems = 4), /`NewPet` \(request\) \.tags: `maxItems` lowered 8 → 4/],
+    ['a request minLength raised', (d) => (newPet(d).properties.name.minLength = 3), /`NewPet` \(request\) \.name: `minLength` raised 1 → 3 \(narrowed\)$/],
+    ['a request minimum raised', (d) => (newPet(d).properties.age.minimum = 1), /`NewPet` \(request\) \.age: `minimum` raised 0 → 1 \(narrowed\)$/],
+    ['a request header pattern added', (d) => (d.components.parameters.IdempotencyKey.schema.pattern = '^[a-z]+$'), /^pets_create \| header parameter `Idempotency-Key`: pattern `\^\[a-z\]\+\$` added$/],
+    ['a request maxLength added inside a oneOf variant', (d) => (newPet(d).properties.owner.oneOf[0].properties.person_id.maxLength = 10), /`NewPet` \(request\) \.owner<`kind="person"`>\.person_id: `maxLength: 10` added \(narrowed\)$/],
+    ['a request pattern changed', (d) => (newPet(d).properties.name.pattern = '^[A-Z]'), /`NewPet` \(request\) \.name: pattern changed `\\S` → `\^\[A-Z\]`$/],
+    ['a request pattern added deep inside', (d) => (newPet(d).properties.tags.items.pattern = '^[a-z]+$'), /`NewPet` \(request\) \.tags\[\]: pattern `\^\[a-z\]\+\$` added$/],
+    ['a request format added', (d) => (newPet(d).properties.name.format = 'email'), /`NewPet` \(request\) \.name: format `email` added$/],
+    ['a request type narrowed', (d) => (newPet(d).properties.age.type = 'string'), /`NewPet` \(request\) \.age: no longer accepts type `integer`/],
+    ['a request oneOf variant removed', (d) => newPet(d).properties.owner.oneOf.pop(), /`NewPet` \(request\) \.owner: oneOf variant `kind="shelter"` removed$/],
+    ['a request field removed from a closed body', (d) => delete newPet(d).properties.age, /`NewPet` \(request\): property `age` removed: the body is closed/],
+    ['a new scope', (d) => (d.paths['/pets/{pet_id}'].get.security = [{ session: ['pets:read', 'pets:admin'] }]), /^pets_get \| security: `session` now needs scope `pets:admin`$/],
+    ['a credential now needed', (d) => (d.paths['/status'].get.security = [{ session: [] }]), /^status_get \| security: now needs a credential$/],
+    [
+      'a success status changed',
+      (d) => {
+        const responses = d.paths['/pets/{pet_id}'].delete.responses;
+        responses['204'] = { description: 'gone' };
+        delete responses['200'];
+      },
+      /^pets_delete \| response 200: removed/,
+    ],
+    ['a response header removed', (d) => delete pets(d).post.responses['201'].headers['X-Request-Id'], /^pets_create \| response 201 header `X-Request-Id`: removed$/],
+    ['an error code with another status', (d) => (d.components.schemas.ErrorCode.oneOf[2]['x-status'] = 410), /^ \| error code `NOT_FOUND`: status changed `404` → `410`$/],
+    ['a removed security scheme', (d) => (d.components.securitySchemes = { token: { type: 'http', scheme: 'bearer' } }), /^ \| security scheme `session`: removed$/],
+  ];
+
+  it.each(cases)('%s', (_name, change, expected) => {
+    const review = compareSpecs(toyApi(), mutated(change));
+    expect(lines(review).some((line) => expected.test(line)), `${expected}\nin\n${lines(review).join('\n')}`).toBe(true);
+  });
+
+  it('additionalProperties closed on a request body', () => {
+    const open = (d: Doc) => delete newPet(d).additionalProperties;
+    const review = compareSpecs(mutated(open), mutated(() => undefined));
+    expect(lines(review)).toContain('pets_create | schema `NewPet` (request): additionalProperties closed: unknown properties are now refused');
+  });
+
+  it('a shared schema change names every operation that reaches it, in each direction', () => {
+    const review = compareSpecs(toyApi(), mutated((d) => (d.components.schemas.PetId.maxLength = 20)));
+    const request = review.sharedSchemas.find((s) => s.schema === 'PetId' && s.direction === 'request')!;
+    const response = review.sharedSchemas.find((s) => s.schema === 'PetId' && s.direction === 'response')!;
+    expect(request.operations.sort()).toEqual(['pets_delete', 'pets_get', 'pets_list']);
+    expect(request.changes.map((c) => c.severity)).toEqual(['breaking']);
+    expect(response.operations.sort()).toEqual(['pets_create', 'pets_delete', 'pets_get', 'pets_list']);
+    expect(response.changes.map((c) => c.severity)).toEqual(['info']);
+    expect(review.breaking).toHaveLength(1);
+    expect(review.breaking[0]!.operations.sort()).toEqual(['pets_delete', 'pets_get', 'pets_list']);
+  });
+});
+
+describe('changes that are not breaking', () => {
+  const cases: [string, (doc: Doc) => void, Severity, RegExp][] = [
+    ['an added operation', (d) => (d.paths['/pets/{pet_id}'].put = { operationId: 'pets_replace', summary: 'Replace', responses: { '200': { description: 'ok' } } }), 'info', /./],
+    ['a new optional request field', (d) => (newPet(d).properties.color = { type: 'string' }), 'info', /NewPet \(request\) \| \(the schema\): new optional property `color`$/],
+    ['a new optional query parameter', (d) => pets(d).get.parameters.push({ name: 'species', in: 'query', schema: { type: 'string' } }), 'info', /query parameter `species`: new optional parameter$/],
+    ['a request maxLength raised', (d) => (newPet(d).properties.name.maxLength = 120), 'info', /NewPet \(request\) \| \.name: `maxLength` raised 80 → 120$/],
+    ['a request minimum lowered', (d) => (limit(d).schema.minimum = 0), 'info', /`minimum` lowered 1 → 0$/],
+    ['a request pattern removed', (d) => delete newPet(d).properties.name.pattern, 'info', /pattern `\\S` removed$/],
+    ['a response-only enum value removed', (d) => (pet(d).properties.origin.enum = ['shelter', 'breeder']), 'info', /Pet \(response\) \| \.origin: no longer returns enum value `unknown`$/],
+    ['a response enum value added', (d) => pet(d).properties.origin.enum.push('rescue'), 'warning', /Pet \(response\) \| \.origin: may now return enum value `rescue`/],
+    ['a response maxLength lowered', (d) => (pet(d).properties.name.maxLength = 40), 'info', /Pet \(response\) \| \.name: `maxLength` lowered 80 → 40$/],
+    ['a response field added', (d) => (pet(d).properties.color = { type: 'string' }), 'info', /Pet \(response\) \| \(the schema\): new response property `color`$/],
+    ['a response field made required', (d) => pet(d).required.push('nickname'), 'info', /property `nickname` is now required$/],
+    ['a response type narrowed (no longer null)', (d) => (pet(d).properties.nickname.type = 'string'), 'info', /\.nickname: is no longer `null`$/],
+    ['a new error status', (d) => (d.paths['/pets/{pet_id}'].get.responses['429'] = { description: 'slow down' }), 'warning', /^pets_get \| response 429: new error status/],
+    ['a new error code on a response', (d) => (d.paths['/pets/{pet_id}'].get.responses['404'].content['application/json'].examples.GONE = { value: { error: { code: 'NOT_FOUND_ANYMORE' } } }), 'warning', /response 404: may now return error code `NOT_FOUND_ANYMORE`$/],
+    ['a new error code in the catalog', (d) => d.components.schemas.ErrorCode.oneOf.push({ const: 'GONE', 'x-status': 410, 'x-type': 'gone' }), 'info', /^document \| error catalog: code added: `GONE`$/],
+    ['a scope dropped', (d) => (d.paths['/pets/{pet_id}'].get.security = [{ session: [] }]), 'info', /no longer needs scope `pets:read`$/],
+    ['a described change', (d) => (pets(d).get.description = 'Lists pets, newest first.'), 'info', /^pets_list \| description: description changed$/],
+  ];
+
+  it.each(cases)('%s', (_name, change, severity, expected) => {
+    const review = compareSpecs(toyApi(), mutated(change));
+    expect(review.breaking, lines(review).join('\n')).toEqual([]);
+    if (_name === 'an added operation') {
+      expect(review.added.map((o) => o.operationId)).toEqual(['pets_replace']);
+      return;
+    }
+    const found = allChanges(review).filter((c) => expected.test(c.text));
+    expect(found.map((c) => c.severity), `${expected}\nin\n${allChanges(review).map((c) => `${c.severity} ${c.text}`).join('\n')}`).toEqual([severity]);
+  });
+
+  it('judges a shared schema by direction: a value removed from PetStatus breaks requests only', () => {
+    const review = compareSpecs(toyApi(), mutated((d) => (d.components.schemas.PetStatus.enum = ['available', 'pending'])));
+    const byDirection = Object.fromEntries(review.sharedSchemas.filter((s) => s.schema === 'PetStatus').map((s) => [s.direction, s.changes.map((c) => c.severity)]));
+    expect(byDirection).toEqual({ request: ['breaking'], response: ['info'] });
+    expect(review.breaking.map((b) => b.operations)).toEqual([['pets_create']]);
+  });
+
+  it('does not mark every operation changed when the catalog gains a code', () => {
+    const review = compareSpecs(toyApi(), mutated((d) => d.components.schemas.ErrorCode.oneOf.push({ const: 'GONE', 'x-status': 410 })));
+    expect(review.changed).toEqual([]);
+  });
+});
+
+describe('the real contract', () => {
+  const bundled = JSON.parse(readFileSync(fileURLToPath(import.meta.resolve('@gateway-minds/contract/openapi.json')), 'utf8')) as Doc;
+  const copy = (change: (doc: Doc) => void) => {
+    const doc = structuredClone(bundled);
+    change(doc);
+    return doc;
+  };
+
+  it('compared with itself has no changes, quickly', () => {
+    const started = performance.now();
+    const review = compareSpecs(bundled, structuredClone(bundled));
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(review).toEqual({ added: [], removed: [], changed: [], sharedSchemas: [], document: [], breaking: [] });
+  });
+
+  it('reports a removed operation as breaking', () => {
+    const id = operationIds[operationIds.length - 1]!;
+    const facts = operationTable[id];
+    const review = compareSpecs(bundled, copy((d) => delete d.paths[facts.path][facts.method]));
+    expect(review.removed.map((o) => o.operationId)).toEqual([id]);
+    expect(lines(review)).toEqual([`${id} | \`${facts.method.toUpperCase()} ${facts.path}\`: operation removed`]);
+    const markdown = renderMarkdown(review, { base: 'main', head: 'working tree', lint: { errors: 0, warnings: 0, problems: [] }, acknowledged: false, acknowledgeHint: 'Add the label.' });
+    expect(markdown).toContain('❌ **1 breaking change, not acknowledged.** Add the label.');
+    expect(markdown).toContain(`### Operations removed\n\n- 🔴 \`${id}\``);
+  });
+
+  it('reports a catalog code whose status changes as breaking, and a new code as not', () => {
+    const code = errorCodes[0]!;
+    const entryOf = (d: Doc) => d.components.schemas.ErrorCode.oneOf.find((e: Doc) => e.const === code);
+    const moved = compareSpecs(bundled, copy((d) => (entryOf(d)['x-status'] = 418)));
+    expect(moved.breaking.map((b) => `${b.where}: ${b.message}`)).toEqual([`error code \`${code}\`: status changed \`${entryOf(bundled)['x-status']}\` → \`418\``]);
+    const added = compareSpecs(bundled, copy((d) => d.components.schemas.ErrorCode.oneOf.push({ const: 'BRAND_NEW', 'x-status': 400 })));
+    expect(added.breaking).toEqual([]);
+    expect(added.changed).toEqual([]);
+  });
+
+  it('reports a narrowed request limit of a real operation on that operation', () => {
+    const id = operationIds.find((i) => operationTable[i].parameters.some((p) => p.in === 'query' && !p.required))!;
+    const facts = operationTable[id];
+    const name = facts.parameters.find((p) => p.in === 'query' && !p.required)!.name;
+    const review = compareSpecs(
+      bundled,
+      copy((d) => {
+        const operation = d.paths[facts.path][facts.method];
+        operation.parameters = [...(operation.parameters ?? []), { name: `${name}_required_now`, in: 'query', required: true, schema: { type: 'string' } }];
+      }),
+    );
+    expect(lines(review)).toEqual([`${id} | query parameter \`${name}_required_now\`: new required parameter`]);
+  });
+});
