@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { importJWK, type CryptoKey, type JWK } from 'jose';
 import { operationTable, type OperationFacts } from '@gateway-minds/contract';
+import { docsSiteDir } from '@gateway-minds/docs';
 import { openDatabase, type Database } from '@gateway-minds/db';
 import {
   ApiError,
@@ -177,6 +178,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
     unmatched: (req, res, next) => forwardRequest(req, res, next),
   });
 
+  // The reference site at /docs, so that every docs_url the stack emits resolves locally.
+  const root = express();
+  root.disable('x-powered-by');
+  root.use('/docs', express.static(docsSiteDir, { index: 'index.html', fallthrough: true }));
+  root.use(app);
+
   const adminToken = readOrCreateAdminToken(config.adminTokenFile);
   const adminApp = createAdminApp({
     store,
@@ -191,7 +198,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
       server.once('listening', () => resolve(server));
       server.once('error', reject);
     });
-  const server = await listen(app, config.port);
+  const server = await listen(root, config.port);
   server.keepAliveTimeout = 65_000;
   const adminServer = await listen(adminApp, config.adminPort);
   const url = `http://${config.host}:${(server.address() as AddressInfo).port}`;

@@ -148,6 +148,17 @@ describe('GET /v1/errors and GET /v1/openapi.json', () => {
   });
 });
 
+describe('the docs site at /docs', () => {
+  it('serves the error catalog page where every docs_url points', async () => {
+    const envelope = (await send(base, 'GET', '/v1/whoami')).body;
+    const url = new URL(envelope.error.docs_url);
+    expect(url.pathname).toBe('/docs/errors.html');
+    const page = await send(base, 'GET', url.pathname);
+    expect(page.status).toBe(200);
+    for (const code of errorCodes) expect(page.text).toContain(`id="${code}"`);
+  });
+});
+
 describe('POST /v1/iam/credentials/verify', () => {
   it('verifies a credential carried in the body', async () => {
     const active = await send(base, 'POST', '/v1/iam/credentials/verify', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ credential: tokens.apiKey }) });

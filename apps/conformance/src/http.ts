@@ -1,0 +1,60 @@
+/** Plain HTTP against the stack, so that a test sees exactly what a caller sees: status, headers, body. */
+import { randomUUID } from 'node:crypto';
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  token?: string | null;
+}
+
+export function caller(baseUrl: string, token: string | null) {
+  return async function call(method: string, path: string, options: CallOptions = {}): Promise<Answer> {
+    const bearer = options.token === undefined ? token : options.token;
+    const response = await fetch(baseUrl + path, {
+      method,
+      headers: {
+        ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+        ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...options.headers,
+      },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  };
+}
+
+export type Call = ReturnType<typeof caller>;
+
+export const newKey = () => randomUUID();
+
+/** Creates a Mind through the gateway and waits for it to be ready. */
+export async function readyMind(call: Call, name = 'Sandbox conformance'): Promise<any> {
+  const list = await call('GET', '/v1/minds/services');
+  const created = await call('POST', '/v1/minds/services', {
+    body: { name },
+    headers: { 'idempotency-key': newKey(), 'x-platform-minds-creation-context': list.body.context_sha256 },
+  });
+  if (created.status !== 202) throw new Error(`createMind: ${created.status} ${JSON.stringify(created.body)}`);
+  for (let i = 0; i < 200; i++) {
+    const mind = await call('GET', `/v1/minds/services/${created.body.mind_id}`);
+    if (mind.body.status === 'ready') return mind.body;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('Mind not ready in time');
+}
+
+export async function waitForStatus(call: Call, mindId: string, status: string): Promise<any> {
+  for (let i = 0; i < 200; i++) {
+    const mind = await call('GET', `/v1/minds/services/${mindId}`);
+    if (mind.body.status === status) return mind.body;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`Mind not ${status} in time`);
+}
