@@ -58,3 +58,30 @@ export async function waitForStatus(call: Call, mindId: string, status: string):
   }
   throw new Error(`Mind not ${status} in time`);
 }
+
+/** Raw node:http, for what fetch will not send: repeated headers, a body on GET. */
+export async function rawSend(baseUrl: string, method: string, path: string, headers: Record<string, string | string[]>, body?: string): Promise<Answer> {
+  const { request } = await import('node:http');
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const all = { ...headers, ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}) };
+    const req = request({ host: hostname, port, method, path, headers: all }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
+        let parsed: unknown;
+        try {
+          parsed = text ? JSON.parse(text) : undefined;
+        } catch {
+          parsed = text;
+        }
+        resolve({ status: res.statusCode!, headers: responseHeaders, body: parsed });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
