@@ -9,6 +9,9 @@ import { cpus, freemem, totalmem, release } from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './processes.js';
+import { runPipeline } from './pipeline.js';
+import { runSearch } from './search.js';
+import { runStartup } from './startup.js';
 import { runThroughput, type ThroughputReport } from './throughput.js';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -77,6 +80,64 @@ if (sections.includes('throughput')) {
   say('### Resident memory (MiB)');
   say();
   table(['process', 'idle', 'peak under load', '3 s after the load'], report.memory.map((m) => [m.process, m.idleMiB, m.loadedMiB, m.afterMiB]));
+}
+
+if (sections.includes('search')) {
+  const sizes = quick ? { pglite: [10_000], postgres: [10_000] } : { pglite: [10_000, 100_000], postgres: [10_000, 100_000, 1_000_000] };
+  process.env.BENCH_DATABASE_URL ??= process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  console.log(`search: sizes ${JSON.stringify(sizes)}`);
+  const report = await runSearch({ sizes, runs: quick ? 20 : 200 });
+  say('## Memory search as memory grows (one Mind, LIMIT 20, ranked)');
+  say();
+  say('Insert rate through the service\'s insert (one statement per event, awaited one by one):');
+  say();
+  table(['driver', 'events/s'], report.insertRates.map((r) => [r.driver, r.perSecond]));
+  table(
+    ['driver', 'events', 'query', 'matches', 'p50 ms', 'p99 ms', 'GIN index used'],
+    report.rows.map((r) => [r.driver, r.events, `"${r.term}"`, r.matches, r.p50.toFixed(2), r.p99.toFixed(2), r.index ? 'yes' : 'no']),
+  );
+  const at = (driver: string, events: number, term: string) => report.rows.find((r) => r.driver === driver && r.events === events && r.term === term);
+  const pg100k = at('postgres', 100_000, 'orchid invoice');
+  const pgl100k = at('pglite', 100_000, 'orchid invoice');
+  const pg1m = at('postgres', 1_000_000, 'zephyrine');
+  const pg10k = at('postgres', 10_000, 'zephyrine');
+  say('### Targets');
+  say();
+  table(['target', 'measured', 'verdict'], [
+    ['PostgreSQL p50 ≤ 5 ms at 100k ("orchid invoice")', pg100k ? `${pg100k.p50.toFixed(2)} ms` : 'not run', pg100k ? verdict(pg100k.p50 <= 5) : '-'],
+    ['PostgreSQL p99 ≤ 20 ms at 100k ("orchid invoice")', pg100k ? `${pg100k.p99.toFixed(2)} ms` : 'not run', pg100k ? verdict(pg100k.p99 <= 20) : '-'],
+    ['PGlite p50 ≤ 15 ms at 100k ("orchid invoice")', pgl100k ? `${pgl100k.p50.toFixed(2)} ms` : 'not run', pgl100k ? verdict(pgl100k.p50 <= 15) : '-'],
+    ['growth well under linear to 1M (rare term, 100× the events)', pg1m && pg10k ? `${(pg1m.p50 / pg10k.p50).toFixed(1)}× the time` : 'not run', pg1m && pg10k ? verdict(pg1m.p50 / pg10k.p50 < 10) : '-'],
+  ]);
+  const lastPlan = report.plans.at(-1);
+  if (lastPlan) {
+    say(`Plan for "orchid" on ${lastPlan.driver} at ${lastPlan.events} events:`);
+    say();
+    say('```');
+    say(lastPlan.plan);
+    say('```');
+    say();
+  }
+}
+
+if (sections.includes('pipeline')) {
+  console.log('pipeline: cold build, no-change rerun, one-line spec change');
+  const steps = runPipeline();
+  say('## The build pipeline (turbo, on a scratch copy of the repository)');
+  say();
+  table(['step', 'seconds', 'turbo cache'], steps.map((s) => [s.step, s.seconds.toFixed(1), s.cached]));
+  const replay = steps.find((s) => s.step.startsWith('no-change'))!;
+  table(['target', 'measured', 'verdict'], [['no-change rerun ≤ 2 s', `${replay.seconds.toFixed(1)} s`, verdict(replay.seconds <= 2)]]);
+}
+
+if (sections.includes('startup')) {
+  console.log('startup: npm start to the first 200 from /v1/status');
+  const rows = await runStartup();
+  say('## Start-up (to the first 200 from /v1/status)');
+  say();
+  table(['what', 'seconds'], rows.map((r) => [r.what, r.seconds.toFixed(2)]));
+  const existing = rows.find((r) => r.what.includes('existing'))!;
+  table(['target', 'measured', 'verdict'], [['existing data directory < 3 s', `${existing.seconds.toFixed(2)} s`, verdict(existing.seconds < 3)]]);
 }
 
 const resultsDir = join(repoRoot, 'bench');

@@ -1,0 +1,132 @@
+/**
+ * Memory search as memory grows, within one Mind, on the Minds service's own
+ * schema and SQL (its migrations and searchEvents): the insert rate through
+ * the service's insert, then bulk growth by SQL to each size, and search
+ * p50/p99 for a rare and a common term at each size, with the plan.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, type Database } from '@gateway-minds/db';
+import { migrationsDir } from '../../apps/minds/src/service.js';
+import { insertEvent, OWNER_NAMESPACE, searchEvents } from '../../apps/minds/src/memory/store.js';
+
+export interface SearchRow {
+  driver: string;
+  events: number;
+  term: string;
+  matches: number;
+  p50: number;
+  p99: number;
+  index: boolean;
+}
+
+export interface SearchReport {
+  insertRates: { driver: string; perSecond: number }[];
+  rows: SearchRow[];
+  plans: { driver: string; events: number; plan: string }[];
+}
+
+const vocabulary = ['garden', 'river', 'invoice', 'meeting', 'deploy', 'kernel', 'orchid', 'budget', 'tensor', 'harbor', 'quartz', 'lantern', 'violet', 'canyon', 'sprocket', 'meadow'];
+
+async function newMind(db: Database, scope: { org: string; project: string }): Promise<string> {
+  const id = randomUUID();
+  await db.query(
+    `INSERT INTO minds (mind_id, organization_id, project_id, created_by, name, region, plan, profile_id, cpus, memory_mb, volume_size_gb,
+       services, volume_id, base_url, desired_state, desired_generation, observed_state, observed_generation, status, created_at, updated_at)
+     VALUES ($1, $2, $3, 'usr_bench', 'Sandbox bench', 'local', 'pro', 'D1', 2, 4096, 20, '["memory"]', $4, 'https://bench.minds.localhost',
+       'running', 1, 'running', 1, 'ready', now(), now())`,
+    [id, scope.org, scope.project, randomUUID()],
+  );
+  return id;
+}
+
+/** Grows the Mind's memory to `target` rows in one statement: two common words per event, one rare word per 1000. */
+async function growTo(db: Database, mindId: string, scope: { org: string; project: string }, from: number, target: number): Promise<void> {
+  const words = `ARRAY[${vocabulary.map((w) => `'${w}'`).join(',')}]`;
+  const batch = 50_000;
+  for (let start = from; start < target; start += batch) {
+    const end = Math.min(target, start + batch);
+    await db.query(
+      `INSERT INTO memory_events (storage_id, mind_id, organization_id, project_id, namespace, event_id, content, event_timestamp, event_type, tags, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, $2, $3, $4, gen_random_uuid(),
+              'Event ' || i || ': the ' || (${words})[1 + (i * 7) % 16] || ' near the ' || (${words})[1 + (i * 13) % 16]
+                || ' needed a review' || CASE WHEN i % 1000 = 0 THEN ' zephyrine' ELSE '' END,
+              '2026-11-21T12:00:00Z', 'Context', '[]'::jsonb, now(), now()
+         FROM generate_series($5::int, $6::int - 1) AS i`,
+      [mindId, scope.org, scope.project, OWNER_NAMESPACE, start, end],
+    );
+  }
+  await db.query('ANALYZE memory_events');
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+
+async function searchTimes(db: Database, scope: { org: string; project: string; mind: string }, term: string, runs: number) {
+  const memoryScope = { mindId: scope.mind, org: scope.org, project: scope.project, namespace: OWNER_NAMESPACE };
+  const times: number[] = [];
+  let matches = 0;
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    matches = (await searchEvents(db, memoryScope, term, 20)).length;
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const { rows } = await db.query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM memory_events WHERE mind_id = $1 AND search @@ websearch_to_tsquery('english', $2)`,
+    [scope.mind, term],
+  );
+  void matches;
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), matches: rows[0]!.count };
+}
+
+async function plan(db: Database, mind: string, term: string): Promise<string> {
+  const { rows } = await db.query<Record<string, string>>(
+    `EXPLAIN SELECT e.event_id FROM memory_events e, websearch_to_tsquery('english', $2) AS q
+      WHERE e.mind_id = $1 AND e.search @@ q ORDER BY ts_rank(e.search, q) DESC LIMIT 20`,
+    [mind, term],
+  );
+  return rows.map((r) => Object.values(r)[0]).join('\n');
+}
+
+export async function runSearch(options: { sizes: Record<string, number[]>; runs: number }): Promise<SearchReport> {
+  const report: SearchReport = { insertRates: [], rows: [], plans: [] };
+  for (const [driver, sizes] of Object.entries(options.sizes)) {
+    if (driver === 'postgres' && !process.env.BENCH_DATABASE_URL) continue;
+    const dir = mkdtempSync(join(tmpdir(), 'bench-search-'));
+    const schema = `bench_search_${Date.now()}`;
+    const db = await openDatabase(driver === 'postgres' ? { url: process.env.BENCH_DATABASE_URL, schema, migrationsDir } : { dataDir: join(dir, 'minds'), schema: 'minds', migrationsDir });
+    try {
+      const scope = { org: 'org_bench', project: 'prj_bench' };
+      const mind = await newMind(db, scope);
+      // The insert rate through the service's own insert (one statement per event, as the API does it).
+      const memoryScope = { mindId: mind, org: scope.org, project: scope.project, namespace: OWNER_NAMESPACE };
+      const started = performance.now();
+      const sample = 2000;
+      for (let i = 0; i < sample; i++) {
+        await insertEvent(db, memoryScope, { id: randomUUID(), content: `warm-up event ${i} about the ${vocabulary[i % 16]}`, timestamp: '2026-11-21T12:00:00Z' });
+      }
+      report.insertRates.push({ driver, perSecond: Math.round(sample / ((performance.now() - started) / 1000)) });
+      let current = sample;
+      for (const size of sizes) {
+        const loadStart = performance.now();
+        await growTo(db, mind, scope, current, size);
+        console.log(`  ${driver}: grew to ${size} events in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
+        current = size;
+        for (const term of ['zephyrine', 'orchid invoice', 'orchid']) {
+          const timing = await searchTimes(db, { ...scope, mind }, term, options.runs);
+          report.rows.push({ driver, events: size, term, ...timing, index: false });
+        }
+        const text = await plan(db, mind, 'orchid');
+        report.plans.push({ driver, events: size, plan: text });
+        for (const row of report.rows.filter((r) => r.driver === driver && r.events === size)) row.index = /memory_events_search/.test(text);
+      }
+    } finally {
+      if (driver === 'postgres') await db.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return report;
+}

@@ -1,0 +1,54 @@
+/**
+ * Start-up: `npm start`'s stack (node apps/stack/dist/start.js) to the first
+ * 200 from /v1/status, on an empty data directory and on an existing one, and
+ * the mock's start-up beside it. Builds are done beforehand: this times the
+ * programs, not the build.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, repoRoot, stop } from './processes.js';
+
+async function timeToFirst200(command: string[], env: Record<string, string>, url: string): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, command, { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'ignore' });
+  try {
+    for (;;) {
+      try {
+        if ((await fetch(url)).ok) return (performance.now() - started) / 1000;
+      } catch {
+        // not yet
+      }
+      if (child.exitCode !== null) throw new Error(`${command.join(' ')} exited with ${child.exitCode}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  } finally {
+    // The stack stops its services on SIGTERM.
+    await stop(child);
+  }
+}
+
+export async function runStartup(): Promise<{ what: string; seconds: number }[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-startup-'));
+  try {
+    const ports = { PORT: String(await freePort()), ADMIN_PORT: String(await freePort()), MINDS_PORT: String(await freePort()) };
+    const stack = () => timeToFirst200([join(repoRoot, 'apps/stack/dist/start.js')], { DATA_DIR: dataDir, ...ports }, `http://127.0.0.1:${ports.PORT}/v1/status`);
+    const empty = await stack();
+    await new Promise((r) => setTimeout(r, 1000));
+    const existing = await stack();
+    const mockPort = String(await freePort());
+    const mock = await timeToFirst200(
+      [join(repoRoot, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', join(repoRoot, 'packages/contract/dist/openapi.json'), '--port', mockPort, '--host', '127.0.0.1'],
+      {},
+      `http://127.0.0.1:${mockPort}/v1/status`,
+    );
+    return [
+      { what: 'npm start stack, empty data directory', seconds: empty },
+      { what: 'npm start stack, existing data directory', seconds: existing },
+      { what: 'Prism mock', seconds: mock },
+    ];
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
