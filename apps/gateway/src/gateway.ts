@@ -20,6 +20,7 @@ import {
   BODY_LIMIT_BYTES,
   createLogger,
   createOperationRouter,
+  createAssertionSigner,
   createServiceApp,
   readAssertionKey,
   requestContext,
@@ -83,6 +84,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
 
   const signingKey = await readAssertionKey(config.assertionPrivateKeyFile);
   if (!signingKey) logger.warn({ file: config.assertionPrivateKeyFile }, 'no assertion signing key: nothing will be forwarded');
+  const assertionFor = signingKey ? createAssertionSigner(signingKey) : undefined;
   const registry = new UpstreamRegistry(config.upstreams);
   const probe = new StatusProbe(registry, ['iam']);
   const usage = new UsageRecorder(db);
@@ -136,7 +138,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
       if (!upstream.enabled) {
         throw new ApiError('SERVICE_DISABLED', `The ${upstream.name} service is registered but not enabled.`, { retryAfterSeconds: upstream.disabledRetryAfterSeconds });
       }
-      if (!signingKey) throw new ApiError('FLOCKS_SIGNING_KEY_MISSING', 'The service is routed without its verification key; nothing was forwarded.');
+      if (!assertionFor) throw new ApiError('FLOCKS_SIGNING_KEY_MISSING', 'The service is routed without its verification key; nothing was forwarded.');
       const shape = shapeError(req, operation);
       if (shape) throw shape;
       if (operation.hasRequestBody) await new Promise<void>((resolve, reject) => readRawBody(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
@@ -151,7 +153,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
           headers: req.headers,
           body: Buffer.isBuffer(req.body) ? req.body : undefined,
         },
-        signingKey,
+        assertionFor,
         res,
       );
     } catch (error) {

@@ -11,7 +11,7 @@ describe('gateway assertion', () => {
     const keys = await generateAssertionKeys();
     const token = await signAssertion(await importAssertionKey(keys.privateJwk), principal, { audience: 'minds', requestId: 'req_1' });
     const verified = await verifyAssertion(await importAssertionKey(keys.publicJwk), token, 'minds');
-    expect(verified).toEqual({ principal, requestId: 'req_1' });
+    expect(verified).toEqual({ principal, requestId: 'req_1', expiresAt: expect.any(Number) });
   });
 
   it('is refused for another audience, another key, after expiry, or when tampered with', async () => {
@@ -27,5 +27,19 @@ describe('gateway assertion', () => {
     const [header, payload, signature] = token.split('.');
     const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), principal: { ...principal, org: 'org_2' } })).toString('base64url');
     await expect(verifyAssertion(publicKey, `${header}.${forged}.${signature}`, 'minds')).rejects.toThrow();
+  });
+});
+
+describe('assertion signer', () => {
+  it('reuses an assertion per principal and audience, and signs anew for another', async () => {
+    const { createAssertionSigner } = await import('../src/assertion.js');
+    const keys = await generateAssertionKeys();
+    const sign = createAssertionSigner(await importAssertionKey(keys.privateJwk));
+    const first = await sign(principal, 'minds', 'req_1');
+    expect(await sign(principal, 'minds', 'req_2')).toBe(first);
+    expect(await sign({ ...principal, org: 'org_2' }, 'minds', 'req_3')).not.toBe(first);
+    expect(await sign(principal, 'billing', 'req_4')).not.toBe(first);
+    const verified = await verifyAssertion(await importAssertionKey(keys.publicJwk), first, 'minds');
+    expect(verified.principal).toEqual(principal);
   });
 });

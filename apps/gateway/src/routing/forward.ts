@@ -9,9 +9,8 @@
  */
 import type { Response } from 'express';
 import { errors as undiciErrors } from 'undici';
-import type { CryptoKey } from 'jose';
 import type { OperationFacts } from '@gateway-minds/contract';
-import { ApiError, ASSERTION_HEADER, signAssertion, type VerifiedPrincipal } from '@gateway-minds/service-kit';
+import { ApiError, ASSERTION_HEADER, type VerifiedPrincipal } from '@gateway-minds/service-kit';
 import type { Upstream } from './upstreams.js';
 
 /** Upstream bodies above this are dropped as BAD_GATEWAY. */
@@ -34,7 +33,10 @@ function relayError(code: 'UPSTREAM_UNREACHABLE' | 'UPSTREAM_TIMEOUT' | 'BAD_GAT
   return new ApiError(code, message, { reason, layer: upstream.name });
 }
 
-export async function forward(request: ForwardRequest, signingKey: CryptoKey, res: Response): Promise<void> {
+/** Signs (or reuses) the assertion for a principal and an audience. */
+export type AssertionFor = (principal: VerifiedPrincipal, audience: string, requestId: string) => Promise<string>;
+
+export async function forward(request: ForwardRequest, assertionFor: AssertionFor, res: Response): Promise<void> {
   const { upstream, operation } = request;
   const headers: Record<string, string> = { 'x-request-id': request.requestId, accept: 'application/json' };
   if (request.body) headers['content-type'] = 'application/json';
@@ -44,7 +46,7 @@ export async function forward(request: ForwardRequest, signingKey: CryptoKey, re
     if (typeof value === 'string') headers[parameter.name.toLowerCase()] = value;
   }
   if (request.principal) {
-    headers[ASSERTION_HEADER] = await signAssertion(signingKey, request.principal, { audience: upstream.name, requestId: request.requestId });
+    headers[ASSERTION_HEADER] = await assertionFor(request.principal, upstream.name, request.requestId);
   }
 
   let response;
