@@ -121,9 +121,9 @@ if (sections.includes('search')) {
 }
 
 if (sections.includes('pipeline')) {
-  console.log('pipeline: cold build, no-change rerun, one-line spec change');
+  console.log('pipeline: every task rebuilt, no-change rerun, one-line spec change');
   const steps = runPipeline();
-  say('## The build pipeline (turbo, on a scratch copy of the repository)');
+  say('## The build pipeline (turbo, this working tree, 15 workspaces)');
   say();
   table(['step', 'seconds', 'turbo cache'], steps.map((s) => [s.step, s.seconds.toFixed(1), s.cached]));
   const replay = steps.find((s) => s.step.startsWith('no-change'))!;
