@@ -7,7 +7,7 @@
 import type { HttpMethod, OperationFacts } from '@gateway-minds/contract';
 
 export type RouteMatch =
-  | { kind: 'operation'; operation: OperationFacts; pathParams: Record<string, string> }
+  | { kind: 'operation'; operation: OperationFacts; pathParams: Record<string, string>; malformed: boolean }
   | { kind: 'method-not-allowed'; allow: string[] }
   | { kind: 'not-found' };
 
@@ -64,10 +64,13 @@ export function createOperationRouter(operations: Iterable<OperationFacts>) {
         const operation = template.byMethod.get(wanted);
         if (operation) {
           const pathParams: Record<string, string> = {};
+          let malformed = false;
           template.names.forEach((name, i) => {
-            pathParams[name] = safeDecode(found[i + 1]!);
+            const decoded = safeDecode(found[i + 1]!);
+            if (decoded === undefined) malformed = true;
+            pathParams[name] = decoded ?? found[i + 1]!;
           });
-          return { kind: 'operation', operation, pathParams };
+          return { kind: 'operation', operation, pathParams, malformed };
         }
         for (const m of template.byMethod.keys()) allow.add(m.toUpperCase());
       }
@@ -78,10 +81,11 @@ export function createOperationRouter(operations: Iterable<OperationFacts>) {
 
 export type OperationRouter = ReturnType<typeof createOperationRouter>;
 
-function safeDecode(segment: string): string {
+/** The decoded segment, or undefined when its percent-encoding is malformed (or decodes to a lone surrogate). */
+function safeDecode(segment: string): string | undefined {
   try {
     return decodeURIComponent(segment);
   } catch {
-    return segment; // left as sent; the contract's pattern check refuses it
+    return undefined;
   }
 }

@@ -78,16 +78,56 @@ function documentFor(operations: readonly OperationFacts[]): OpenApiDocument {
  * where the operation takes none, a body on an operation without one, a
  * missing or non-JSON body where one is required.
  */
-export function shapeError(req: Request, operation: OperationFacts): ApiError | undefined {
+export function shapeError(req: Request, operation: OperationFacts, integerQuery: ReadonlySet<string> = new Set()): ApiError | undefined {
   const queryAt = req.originalUrl.indexOf('?');
   const hasQuery = queryAt !== -1 && queryAt < req.originalUrl.length - 1;
   if (hasQuery && !operation.parameters.some((p) => p.in === 'query')) {
     return new ApiError('QUERY_NOT_ALLOWED', 'This operation takes no query parameters.');
   }
+  if (hasQuery) {
+    // Checked on the raw query: the parser silently drops names such as
+    // __proto__ and reads 0x10, 1e1 or Infinity as numbers.
+    const declared = new Set(operation.parameters.filter((p) => p.in === 'query').map((p) => p.name));
+    let params: URLSearchParams;
+    try {
+      params = new URLSearchParams(req.originalUrl.slice(queryAt + 1));
+    } catch {
+      return new ApiError('INVALID_QUERY', 'The query string is malformed.');
+    }
+    const seen = new Set<string>();
+    for (const [name, value] of params) {
+      const issue = (message: string) => new ApiError('INVALID_QUERY', 'The query parameters failed validation.', { errors: [{ location: `query.${name}`.slice(0, 512), message }] });
+      if (!declared.has(name)) return issue('is not a parameter of this operation');
+      if (seen.has(name)) return issue('is repeated');
+      seen.add(name);
+      if (!isWellFormedText(value)) return issue('contains U+0000 or text that is not well-formed Unicode');
+      if (integerQuery.has(name) && !/^-?(0|[1-9][0-9]{0,15})$/.test(value)) return issue('must be a whole number written in decimal');
+    }
+  }
   if (!operation.hasRequestBody) return hasBody(req) ? new ApiError('BODY_NOT_ALLOWED', 'This operation takes no body.') : undefined;
   if (!hasBody(req) || !isJson(req)) return new ApiError('JSON_REQUIRED', 'The body must be application/json.');
   return undefined;
 }
+
+/** No U+0000 (PostgreSQL cannot store it) and no lone surrogate. */
+export function isWellFormedText(value: string): boolean {
+  return !value.includes('\u0000') && (value as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
+/** Every string of a parsed JSON body that is not well-formed text, with its location. */
+function illFormedStrings(value: unknown, location: string, found: ValidationIssue[]): ValidationIssue[] {
+  if (found.length >= 10) return found;
+  if (typeof value === 'string') {
+    if (!isWellFormedText(value)) found.push({ location, message: 'contains U+0000 or text that is not well-formed Unicode' });
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => illFormedStrings(item, `${location}[${i}]`, found));
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) illFormedStrings(item, `${location}.${key}`, found);
+  }
+  return found;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
@@ -143,12 +183,16 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   const router = createOperationRouter(operations);
   const document = documentFor(operations);
   const requestSchemas = new Map<string, JsonSchema | undefined>();
+  const integerQuery = new Map<string, Set<string>>();
   const dereferenced = dereference(structuredClone(document));
   for (const item of Object.values(dereferenced.paths)) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
       const op = item[method];
-      const schema = op?.requestBody?.content?.['application/json']?.schema;
-      if (op && hasByteLimits(schema)) requestSchemas.set(op.operationId, schema);
+      if (!op) continue;
+      const schema = op.requestBody?.content?.['application/json']?.schema;
+      if (hasByteLimits(schema)) requestSchemas.set(op.operationId, schema);
+      const integers = [...(item.parameters ?? []), ...(op.parameters ?? [])].filter((p) => p.in === 'query' && p.schema?.type === 'integer').map((p) => p.name);
+      integerQuery.set(op.operationId, new Set(integers));
     }
   }
 
@@ -171,6 +215,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     const match = router.match(req.method, req.path);
     if (match.kind === 'operation') {
       Object.assign(res.locals.context as RequestContext, { operation: match.operation, pathParams: match.pathParams });
+      if (match.malformed) return next(new ApiError('INVALID_IDENTIFIER', 'An identifier in the path has a malformed percent-encoding.'));
       return next();
     }
     if (options.unmatched && match.kind === 'not-found') return options.unmatched(req, res, next, router);
@@ -186,13 +231,32 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     const guard = options.operationGuards?.[requestContext(res).operation.operationId];
     return guard ? guard(req, res, next) : next();
   });
-  app.use((req, res, next) => next(shapeError(req, requestContext(res).operation)));
-  app.use(express.json({ limit: BODY_LIMIT_BYTES, type: () => true, strict: true }));
+  app.use((req, res, next) => {
+    const { operation } = requestContext(res);
+    next(shapeError(req, operation, integerQuery.get(operation.operationId)));
+  });
+  app.use(
+    express.json({
+      limit: BODY_LIMIT_BYTES,
+      type: () => true,
+      strict: true,
+      // Bytes that are not UTF-8 would be decoded to U+FFFD and stored altered: refuse them.
+      verify: (_req, _res, buffer) => {
+        strictUtf8.decode(buffer);
+      },
+    }),
+  );
+  app.use((req, _res, next) => {
+    const issues = req.body === undefined ? [] : illFormedStrings(req.body, 'body', []);
+    return issues.length ? next(new ApiError('INVALID_ARGUMENT', 'The body contains text that cannot be stored as sent.', { errors: issues })) : next();
+  });
 
   app.use(
     OpenApiValidator.middleware({
       apiSpec: document as never,
       validateApiSpec: false,
+      // 'full' checks that a date-time is a real date (no February 30th, no hour 25).
+      validateFormats: 'full',
       validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
       validateResponses: options.validateResponses ? { allErrors: true } : false,
       validateSecurity: false,
@@ -223,6 +287,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       error = err;
     } else if (err?.type === 'entity.parse.failed') {
       error = new ApiError('INVALID_ARGUMENT', 'The body is not valid JSON.');
+    } else if (err?.type === 'entity.verify.failed') {
+      error = new ApiError('INVALID_ARGUMENT', 'The body is not valid UTF-8.');
     } else if (err?.type === 'entity.too.large') {
       error = new ApiError('PAYLOAD_TOO_LARGE', `The body exceeds this operation's limit of ${BODY_LIMIT_BYTES} bytes.`);
     } else if (err?.type === 'encoding.unsupported' || err?.type === 'charset.unsupported') {

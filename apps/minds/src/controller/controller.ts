@@ -195,7 +195,7 @@ export class MindsController {
       observedGeneration !== mind.observed_generation ||
       errorCode !== mind.error_code ||
       capacityApplied !== mind.capacity_applied ||
-      JSON.stringify(observedCapacity) !== JSON.stringify(mind.observed_capacity);
+      !sameCapacity(observedCapacity, mind.observed_capacity);
     await tx.query(
       `UPDATE minds SET
          observed_state = $2::text, observed_generation = $3::bigint, observed_capacity = $4::jsonb, capacity_applied = $5,
@@ -270,4 +270,10 @@ export class MindsController {
       observation.cpuSecondsTotal,
     ]);
   }
+}
+
+/** Field by field: jsonb hands keys back in its own order, so JSON text would differ for equal capacities. */
+function sameCapacity(a: MindRow['observed_capacity'], b: MindRow['observed_capacity']): boolean {
+  if (a === null || b === null) return a === b;
+  return a.profile_id === b.profile_id && a.cpus === b.cpus && a.memory_mb === b.memory_mb && a.volume_size_gb === b.volume_size_gb;
 }
