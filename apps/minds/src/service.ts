@@ -91,7 +91,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     const to = new Date(toText);
     const span = to.getTime() - from.getTime();
     if (!(span > 0) || span > USAGE_WINDOW_MAX_MS) {
-      throw new ApiError('INVALID_QUERY', '`to` must be after `from` and at most 93 days after it.', { reason: 'window_invalid' });
+      throw new ApiError('INVALID_QUERY', `\`to\` must be after \`from\` and at most ${USAGE_WINDOW_MAX_MS / 86_400_000} days after it.`, { reason: 'window_invalid' });
     }
     res.json(await readUsage(db, tenantOf(caller), { from, to, fromText, toText }, { hostReportStaleMs: deps.hostReportStaleMs }));
   }

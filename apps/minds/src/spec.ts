@@ -58,23 +58,23 @@ export const DEFAULT_PLAN = property('CreateMindRequest', 'plan').default as Pla
 export type EventType = Schemas['EventType'];
 export const EVENT_TYPES = enumOf<EventType>('EventType');
 
-/**
- * Usage window: positive and at most 93 days (interface "Limits"; spec/DECISIONS.md
- * "Usage window errors"). Stated in prose only, so defined here once.
- */
-export const USAGE_WINDOW_MAX_MS = 93 * 24 * 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
-/**
- * Attachment `expiresAt`: in the future and at most 30 days after server time
- * (interface "Limits"; spec/DECISIONS.md "Owner management", `expiresAt`). Prose only.
- */
-export const ATTACHMENT_MAX_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+function extension<T>(holder: Record<string, unknown> | undefined, name: string, where: string): T {
+  const value = holder?.[name];
+  if (value === undefined) throw new Error(`the contract's ${where} has no ${name}`);
+  return value as T;
+}
 
-/**
- * Stored `event_type` when the insert omits it (spec/DECISIONS.md "Memory read
- * `item` contents": "`event_type` is stored as `Context` when the insert omitted it").
- */
-export const DEFAULT_EVENT_TYPE: EventType = 'Context';
+/** Usage window: positive and at most x-max-window-days (93) on minds_getUsage. */
+export const USAGE_WINDOW_MAX_MS =
+  extension<number>(openapiDocument.paths[operationTable.minds_getUsage.path]?.get as Record<string, unknown> | undefined, 'x-max-window-days', 'minds_getUsage') * DAY_MS;
+
+/** Attachment `expiresAt`: in the future and at most x-max-days-ahead (30) days after server time. */
+export const ATTACHMENT_MAX_LIFETIME_MS = extension<number>(property('AttachMindRequest', 'expiresAt'), 'x-max-days-ahead', 'AttachMindRequest.expiresAt') * DAY_MS;
+
+/** Stored `event_type` when the insert omits it (x-stored-default on EpisodicEvent.event_type). */
+export const DEFAULT_EVENT_TYPE = extension<EventType>(property('EpisodicEvent', 'event_type'), 'x-stored-default', 'EpisodicEvent.event_type');
 
 /** The operations of this service, in spec order. */
 export const mindsOperations: OperationFacts[] = Object.values(operationTable).filter((o: OperationFacts) => o.service === 'minds');
