@@ -255,8 +255,9 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     OpenApiValidator.middleware({
       apiSpec: document as never,
       validateApiSpec: false,
-      // 'full' checks that a date-time is a real date (no February 30th, no hour 25).
-      validateFormats: 'full',
+      // Full format checks: a date-time must be a real date (no February 30th, no hour 25).
+      validateFormats: true,
+      ajvFormats: { mode: 'full' },
       validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
       validateResponses: options.validateResponses ? { allErrors: true } : false,
       validateSecurity: false,
