@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { bundle, loadConfig } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { stringify } from 'yaml';
-import { deriveCredentialSchemes, deriveErrorCatalog, deriveOperationTable, type OpenApiDocument } from './derive.js';
+import { deriveCredentialSchemes, deriveErrorCatalog, deriveGatewayLimits, deriveOperationTable, type OpenApiDocument } from './derive.js';
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = resolve(packageDir, '../..');
@@ -67,6 +67,11 @@ await writeFile(
   join(generatedDir, 'operation-table.ts'),
   `${banner}import type { OperationFacts } from '../operation-types.js';\n\n` +
     `export const operationTable = ${JSON.stringify(operations, null, 2)} as const satisfies Record<string, OperationFacts>;\n`,
+);
+
+await writeFile(
+  join(generatedDir, 'gateway-limits.ts'),
+  `${banner}export const gatewayLimits = ${JSON.stringify(deriveGatewayLimits(bundled), null, 2)} as const;\n`,
 );
 
 const credentialSchemes = deriveCredentialSchemes(bundled);

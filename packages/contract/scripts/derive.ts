@@ -107,3 +107,17 @@ export function deriveCredentialSchemes(doc: OpenApiDocument): Record<string, Cr
   }
   return table;
 }
+
+export interface GatewayLimits {
+  maxPathLength: number;
+  maxQueryLength: number;
+  maxBodyBytes: number;
+}
+
+export function deriveGatewayLimits(doc: OpenApiDocument): GatewayLimits {
+  const limits = doc.info['x-gateway-limits'] as Partial<GatewayLimits> | undefined;
+  for (const key of ['maxPathLength', 'maxQueryLength', 'maxBodyBytes'] as const) {
+    if (!Number.isInteger(limits?.[key])) throw new Error(`info.x-gateway-limits.${key} must be a whole number`);
+  }
+  return limits as GatewayLimits;
+}

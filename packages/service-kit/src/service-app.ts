@@ -10,7 +10,7 @@
  */
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { dereference, type ErrorCode, type JsonSchema, type OpenApiDocument, type OperationFacts } from '@gateway-minds/contract';
+import { dereference, gatewayLimits, type ErrorCode, type JsonSchema, type OpenApiDocument, type OperationFacts } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { byteLimitViolations, hasByteLimits } from './byte-limits.js';
 import { ApiError, envelopeOf, errorHeaders, type ValidationIssue } from './errors.js';
@@ -18,8 +18,8 @@ import type { Logger } from './logger.js';
 import { createOperationRouter, type OperationRouter } from './operation-router.js';
 import { newRequestId } from './request-id.js';
 
-/** 64 KiB: the contract's body limit for every operation (spec/DECISIONS.md, "Limits not shown"). */
-export const BODY_LIMIT_BYTES = 64 * 1024;
+/** The contract's body limit for every operation (info.x-gateway-limits.maxBodyBytes; DECISIONS.md "Limits not shown"). */
+export const BODY_LIMIT_BYTES = gatewayLimits.maxBodyBytes;
 
 export interface RequestContext {
   requestId: string;

@@ -5,11 +5,12 @@
  * control characters, empty segments).
  */
 import type { RequestHandler } from 'express';
+import { gatewayLimits } from '@gateway-minds/contract';
 import { ApiError } from '@gateway-minds/service-kit';
 
-/** The interface's limits table: "Query string length" and "Gateway path length", at most 8192 characters. */
-export const MAX_PATH_LENGTH = 8192;
-export const MAX_QUERY_LENGTH = 8192;
+/** The interface's limits table ("Gateway path length", "Query string length"), from info.x-gateway-limits. */
+export const MAX_PATH_LENGTH = gatewayLimits.maxPathLength;
+export const MAX_QUERY_LENGTH = gatewayLimits.maxQueryLength;
 
 const forbiddenInPath = [
   /%2f|%5c|\\/i, // encoded slash or backslash, or a raw backslash
