@@ -64,17 +64,12 @@ export async function getEvent(db: Queryable, scope: MemoryScope, storageId: str
   const { rows } = await db.query<EventRow>(`SELECT * FROM memory_events WHERE ${SCOPE} AND storage_id = $5`, [...scopeParams(scope), storageId]);
   const row = rows[0];
   if (!row) return null;
-  return {
-    storage_id: row.storage_id,
-    id: row.event_id,
-    content: row.content,
-    timestamp: row.event_timestamp,
-    event_type: row.event_type,
-    summary: row.summary,
-    tags: row.tags,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
+  return { storage_id: row.storage_id, ...toHit(row), created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
+}
+
+/** The event fields a search hit and a read share. */
+function toHit(row: EventRow): SearchHit {
+  return { id: row.event_id, content: row.content, timestamp: row.event_timestamp, event_type: row.event_type, summary: row.summary, tags: row.tags };
 }
 
 /**
@@ -108,12 +103,5 @@ export async function searchEvents(db: Queryable, scope: MemoryScope, text: stri
       LIMIT $6`,
     [...scopeParams(scope), text, limit],
   );
-  return rows.map((row) => ({
-    id: row.event_id,
-    content: row.content,
-    timestamp: row.event_timestamp,
-    event_type: row.event_type,
-    summary: row.summary,
-    tags: row.tags,
-  }));
+  return rows.map(toHit);
 }
