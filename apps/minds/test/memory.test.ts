@@ -1,6 +1,8 @@
 /** The owner's episodic memory over real HTTP: insert, read, update, ranked search, limits, readiness, tenancy. */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertEvent, OWNER_NAMESPACE } from '../src/memory/store.js';
+import { SEARCH_RANKING_WINDOW } from '../src/spec.js';
 import { cleanUp, human, readyMind, startHarness, waitForMind, type Harness } from './support/harness.js';
 
 let h: Harness;
@@ -117,6 +119,28 @@ describe('search', () => {
     expect(first.body.items).toHaveLength(20);
     expect((await search({ text: 'widget' }, target, mind)).text).toBe(first.text);
     expect((await search({ text: 'widget', limit: 100 }, target, mind)).body.items).toHaveLength(23);
+  });
+
+  it('ranks relevance among the newest x-ranking-window matching events only', async () => {
+    const target = human({ org: 'org_mem', project: 'prj_mem' });
+    const mind = (await readyMind(h, target, { name: 'Sandbox window' })).mind_id;
+    const scope = { mindId: mind, org: target.org, project: target.project!, namespace: OWNER_NAMESPACE };
+    const strong = event('Quasar survey: the quasar was brighter than any quasar seen before, a supernova nearby.', { summary: 'Quasar survey' });
+    expect((await insert(strong, target, mind)).status).toBe(200);
+    // Newer, weaker matches, written straight to the service's store: the window is hundreds of events.
+    const weak = (i: number) => ({ id: randomUUID(), content: `Observation ${i}: a faint quasar among many other objects in the field.`, timestamp: '2026-11-21T12:00:00Z' });
+    for (let i = 0; i < SEARCH_RANKING_WINDOW.owner - 1; i++) await insertEvent(h.service.db, scope, weak(i));
+
+    // The strong event is the oldest of exactly `window` matches: still ranked, and first.
+    expect((await search({ text: 'quasar', limit: 1 }, target, mind)).body.items.map((i: any) => i.id)).toEqual([strong.id]);
+
+    // One more newer match pushes it out of the window: every hit is now a newer, weaker event.
+    await insertEvent(h.service.db, scope, weak(SEARCH_RANKING_WINDOW.owner));
+    const afterPush = await search({ text: 'quasar', limit: 100 }, target, mind);
+    expect(afterPush.body.items).toHaveLength(100);
+    expect(afterPush.body.items.map((i: any) => i.id)).not.toContain(strong.id);
+    // A search it alone matches still finds it.
+    expect((await search({ text: 'quasar supernova' }, target, mind)).body.items.map((i: any) => i.id)).toEqual([strong.id]);
   });
 
   it('limit outside 1..100 is INVALID_ARGUMENT', async () => {

@@ -11,7 +11,7 @@ import { createLogger } from '@gateway-minds/service-kit';
 import { MindsController } from '../src/controller/controller.js';
 import { insertEvent, searchEvents, type MemoryScope } from '../src/memory/store.js';
 import { IDEMPOTENCY_KEYS, runOnce } from '../src/replay.js';
-import { admissionSettings } from '../src/spec.js';
+import { admissionSettings, SEARCH_RANKING_WINDOW } from '../src/spec.js';
 import { readUsage } from '../src/usage.js';
 import { cleanUp, contextOf, createMind, drivers, human, startHarness, waitForMind, type Harness } from './support/harness.js';
 import { insertInterval, insertMindRow, insertTelemetry } from './support/rows.js';
@@ -120,16 +120,16 @@ describe.each(drivers)('storage on %s', (driver) => {
     await insertEvent(db, { ...scope, namespace: 'agent:a_01JD3MA2B3C4D5E6F7G8H9J0KM' }, event('invoice reconciliation invoice reconciliation (agent namespace)'));
 
     const started = performance.now();
-    const hits = await searchEvents(db, scope, 'invoice reconciliation', 20);
+    const hits = await searchEvents(db, scope, 'invoice reconciliation', 20, SEARCH_RANKING_WINDOW.owner);
     const elapsed = performance.now() - started;
     expect(hits.map((h) => h.id)).toEqual([best.id, good.id]);
-    expect((await searchEvents(db, scope, 'invoice', 20)).map((h) => h.id)).toEqual([best.id, good.id, weak.id]);
+    expect((await searchEvents(db, scope, 'invoice', 20, SEARCH_RANKING_WINDOW.owner)).map((h) => h.id)).toEqual([best.id, good.id, weak.id]);
     // Stemming: "reconciling" finds "reconciliation"? English stems differ; "failures" finds "failed"'s stem "fail".
-    expect((await searchEvents(db, scope, 'failures', 20)).map((h) => h.id)).toEqual([best.id]);
-    const planning = await searchEvents(db, scope, 'planning', 100);
+    expect((await searchEvents(db, scope, 'failures', 20, SEARCH_RANKING_WINDOW.owner)).map((h) => h.id)).toEqual([best.id]);
+    const planning = await searchEvents(db, scope, 'planning', 100, SEARCH_RANKING_WINDOW.owner);
     expect(planning).toHaveLength(100);
-    expect((await searchEvents(db, scope, 'planning', 100)).map((h) => h.id)).toEqual(planning.map((h) => h.id));
-    expect(await searchEvents(db, scope, 'the and of', 20)).toEqual([]); // stop words only
+    expect((await searchEvents(db, scope, 'planning', 100, SEARCH_RANKING_WINDOW.owner)).map((h) => h.id)).toEqual(planning.map((h) => h.id));
+    expect(await searchEvents(db, scope, 'the and of', 20, SEARCH_RANKING_WINDOW.owner)).toEqual([]); // stop words only
     console.info(`[${driver}] search over ${303} events: ${elapsed.toFixed(1)} ms`);
   });
 

@@ -6,7 +6,7 @@ import { agentCaller, humanCaller } from '../auth.js';
 import type { Deps } from '../deps.js';
 import { mindNotFound, tenantOf } from '../minds/lifecycle.js';
 import { findMind, touchActivity, type MindRow } from '../minds/store.js';
-import { SEARCH_LIMIT_DEFAULT } from '../spec.js';
+import { SEARCH_LIMIT_DEFAULT, SEARCH_RANKING_WINDOW } from '../spec.js';
 import { authorizeAgent, type AgentNeed } from './agent-access.js';
 import { getEvent, insertEvent, OWNER_NAMESPACE, searchEvents, updateEventContent, type MemoryScope } from './store.js';
 
@@ -53,16 +53,16 @@ export function memoryHandlers(deps: Deps) {
     res.json(body);
   }
 
-  async function search(scope: MemoryScope, req: Request, res: Response): Promise<void> {
+  async function search(scope: MemoryScope, req: Request, res: Response, rankingWindow: number): Promise<void> {
     const { text, limit } = req.body as Schemas['SearchMemoryRequest'];
-    const body: Schemas['MemorySearchResults'] = { items: await searchEvents(db, scope, text, limit ?? SEARCH_LIMIT_DEFAULT) };
+    const body: Schemas['MemorySearchResults'] = { items: await searchEvents(db, scope, text, limit ?? SEARCH_LIMIT_DEFAULT, rankingWindow) };
     res.json(body);
   }
 
   return {
     minds_insertEpisodicMemory: async (req: Request, res: Response) => insert(await ownerScope(req, res), req, res),
     minds_getEpisodicMemory: async (req: Request, res: Response) => get(await ownerScope(req, res), res),
-    minds_searchMemory: async (req: Request, res: Response) => search(await ownerScope(req, res), req, res),
+    minds_searchMemory: async (req: Request, res: Response) => search(await ownerScope(req, res), req, res, SEARCH_RANKING_WINDOW.owner),
     minds_updateEpisodicMemory: async (req: Request, res: Response) => {
       const scope = await ownerScope(req, res);
       const { event_id, content } = req.body as Schemas['UpdateEpisodicMemoryRequest'];
@@ -74,6 +74,6 @@ export function memoryHandlers(deps: Deps) {
     },
     minds_agentInsertEpisodicMemory: async (req: Request, res: Response) => insert(await agentScope(req, res, 'write'), req, res),
     minds_agentGetEpisodicMemory: async (req: Request, res: Response) => get(await agentScope(req, res, 'read'), res),
-    minds_agentSearchMemory: async (req: Request, res: Response) => search(await agentScope(req, res, 'read'), req, res),
+    minds_agentSearchMemory: async (req: Request, res: Response) => search(await agentScope(req, res, 'read'), req, res, SEARCH_RANKING_WINDOW.agent),
   };
 }
