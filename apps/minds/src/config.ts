@@ -5,6 +5,8 @@
  *   HOST                        127.0.0.1
  *   DATA_DIR                    ./data   (PGlite in DATA_DIR/minds)
  *   DATABASE_URL                PostgreSQL instead of PGlite
+ *   DATABASE_SCHEMA             minds (the schema of its tables, on either driver)
+ *   VALIDATE_RESPONSES          on unless NODE_ENV=production (as the gateway)
  *   ASSERTION_PUBLIC_KEY_FILE   DATA_DIR/keys/assertion.public.jwk.json (the gateway's public JWK)
  *   IAM_INTERNAL_URL            http://127.0.0.1:8081 (agent lookups)
  *   DOCS_BASE_URL               http://127.0.0.1:8080/docs
@@ -52,6 +54,8 @@ export function configFromEnv(env: Env = process.env): { listen: ListenConfig; s
     listen: { port: integer(env, 'PORT', 8090), host: env.HOST || '127.0.0.1' },
     service: {
       databaseUrl: env.DATABASE_URL || undefined,
+      schema: env.DATABASE_SCHEMA || 'minds',
+      validateResponses: env.VALIDATE_RESPONSES ? flag(env.VALIDATE_RESPONSES) : env.NODE_ENV !== 'production',
       dataDir: join(dataDir, 'minds'),
       assertionPublicKey,
       iamInternalUrl: env.IAM_INTERNAL_URL || 'http://127.0.0.1:8081',
