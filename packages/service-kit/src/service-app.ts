@@ -17,6 +17,9 @@ import { ApiError, envelopeOf, errorHeaders, type ValidationIssue } from './erro
 import type { Logger } from './logger.js';
 import { createOperationRouter, type OperationRouter } from './operation-router.js';
 import { newRequestId } from './request-id.js';
+import { installRouteMatcherCache } from './route-matcher-cache.js';
+
+installRouteMatcherCache();
 
 /** The contract's body limit for every operation (info.x-gateway-limits.maxBodyBytes; DECISIONS.md "Limits not shown"). */
 export const BODY_LIMIT_BYTES = gatewayLimits.maxBodyBytes;
