@@ -14,12 +14,14 @@
  * running side by side make it once.
  */
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import pg from 'pg';
+import { pgliteTemplate } from '@gateway-minds/db/testing';
+
+export { pgliteTemplate };
 import { loadConfig, startGateway, type Gateway } from '@gateway-minds/gateway';
 import { assertionKeyFiles, ensureAssertionKeys, type CredentialKind } from '@gateway-minds/service-kit';
 
@@ -65,37 +67,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** An initdb'd PGlite data directory, made once per machine and PGlite version. */
-export async function pgliteTemplate(): Promise<string> {
-  const require = createRequire(import.meta.url);
-  const packageFile = join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json');
-  const version = existsSync(packageFile) ? (JSON.parse(readFileSync(packageFile, 'utf8')) as { version: string }).version : 'unknown';
-  const template = join(tmpdir(), `gateway-minds-pglite-template-${version}`);
-  const lock = `${template}.lock`;
-  for (let waited = 0; !existsSync(template); waited += 250) {
-    try {
-      mkdirSync(lock);
-    } catch {
-      // Another suite is making it; a lock older than two minutes is left over from a killed run.
-      if (Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
-      await sleep(250);
-      continue;
-    }
-    try {
-      if (existsSync(template)) break;
-      const { PGlite } = await import('@electric-sql/pglite');
-      const building = `${template}.${randomBytes(4).toString('hex')}`;
-      const db = await PGlite.create({ dataDir: building });
-      await db.close();
-      renameSync(building, template);
-    } finally {
-      rmSync(lock, { recursive: true, force: true });
-    }
-  }
-  return template;
-}
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const withMinds = options.minds !== false;

@@ -1,11 +1,8 @@
 /**
- * initdb inside PGlite takes ~4 s, a reopen ~0.5 s: create one initialised data directory per run
- * and let every test start from a copy of it.
+ * initdb inside PGlite takes seconds, a copy of an initialised directory a
+ * fraction of one: every test file that needs a database copies the shared template.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { pgliteTemplate } from '../../src/testing.js';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
@@ -14,11 +11,6 @@ declare module 'vitest' {
   }
 }
 
-export default async function setup(project: TestProject): Promise<() => void> {
-  const root = mkdtempSync(join(tmpdir(), 'db-test-template-'));
-  const template = join(root, 'pgdata');
-  const pg = await PGlite.create({ dataDir: template });
-  await pg.close();
-  project.provide('pgliteTemplate', template);
-  return () => rmSync(root, { recursive: true, force: true });
+export default async function setup(project: TestProject): Promise<void> {
+  project.provide('pgliteTemplate', await pgliteTemplate());
 }
