@@ -53,8 +53,9 @@ process.once('SIGINT', () => stop());
 process.once('SIGTERM', () => stop());
 
 const mindsMain = mainOf('@gateway-minds/minds');
-if (mindsMain && existsSync(mindsMain)) {
-  run('minds', mindsMain, { PORT: mindsPort, IAM_INTERNAL_URL: `http://127.0.0.1:${adminPort}` });
+const mindsStarted = Boolean(mindsMain && existsSync(mindsMain));
+if (mindsStarted) {
+  run('minds', mindsMain!, { PORT: mindsPort, IAM_INTERNAL_URL: `http://127.0.0.1:${adminPort}` });
 } else {
   console.warn('The Minds service is not built; the gateway starts alone and reports it down.');
 }
@@ -62,16 +63,24 @@ const gatewayMain = mainOf('@gateway-minds/gateway');
 if (!gatewayMain) throw new Error('the gateway is not built: run npm run build');
 run('gateway', gatewayMain, { PORT: gatewayPort, ADMIN_PORT: adminPort, MINDS_URL: `http://127.0.0.1:${mindsPort}` });
 
-// Tell a newcomer how to get in, once the gateway answers.
+// Tell a newcomer how to get in once both answer. The wait polls the gateway's
+// error catalog and the service's /healthz, not /v1/status: a status call while
+// Minds is still creating its database would cache "down" for 30 seconds.
 const base = `http://127.0.0.1:${gatewayPort}`;
-for (let attempt = 0; attempt < 300; attempt++) {
-  try {
-    if ((await fetch(`${base}/v1/status`)).ok) break;
-  } catch {
-    // not listening yet
+async function answers(url: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    try {
+      if ((await fetch(url)).ok) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
   }
-  await new Promise((r) => setTimeout(r, 100));
+  return false;
 }
+const [gatewayUp, mindsUp] = await Promise.all([answers(`${base}/v1/errors`), mindsStarted ? answers(`http://127.0.0.1:${mindsPort}/healthz`) : false]);
+if (!gatewayUp) console.warn('The gateway did not answer within a minute.');
+if (mindsStarted && !mindsUp) console.warn('The Minds service did not answer within a minute; /v1/status reports it down.');
 console.log(`
   The stack is up: ${base}  (data in ${dataDir})
 
