@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -180,11 +180,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
     unmatched: (req, res, next) => forwardRequest(req, res, next),
   });
 
-  // The reference site at /docs, so that every docs_url the stack emits resolves locally.
-  const root = express();
-  root.disable('x-powered-by');
-  root.use('/docs', express.static(docsSiteDir, { index: 'index.html', fallthrough: true }));
-  root.use(app);
+  // The reference site at /docs, so that every docs_url the stack emits resolves locally;
+  // what it does not have falls through to the API's ROUTE_NOT_FOUND. Only /docs paths take
+  // this detour: API requests go straight to the app, one Express hop instead of two.
+  const docs = express();
+  docs.disable('x-powered-by');
+  docs.use('/docs', express.static(docsSiteDir, { index: 'index.html', fallthrough: true }));
+  docs.use(app);
+  const root: RequestListener = (req, res) => (/^\/docs(?:[/?#]|$)/.test(req.url ?? '') ? docs(req, res) : app(req, res));
 
   const adminToken = readOrCreateAdminToken(config.adminTokenFile);
   const adminApp = createAdminApp({
@@ -194,9 +197,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
     audiences: registry.all().map((u) => u.name),
   });
 
-  const listen = (handler: express.Express, port: number) =>
+  const listen = (handler: RequestListener, port: number) =>
     new Promise<Server>((resolve, reject) => {
-      const server = handler.listen(port, config.host);
+      const server = createServer(handler).listen(port, config.host);
       server.once('listening', () => resolve(server));
       server.once('error', reject);
     });

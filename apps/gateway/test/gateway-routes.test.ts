@@ -157,6 +157,12 @@ describe('the docs site at /docs', () => {
     expect(page.status).toBe(200);
     for (const code of errorCodes) expect(page.text).toContain(`id="${code}"`);
   });
+
+  it('answers what the site does not have, and look-alike paths, as the API does', async () => {
+    expectEnvelope(await send(base, 'GET', '/docs/no-such-page.html'), 404, 'ROUTE_NOT_FOUND');
+    expectEnvelope(await send(base, 'GET', '/docsearch'), 404, 'ROUTE_NOT_FOUND');
+    expect((await send(base, 'GET', '/docs/?x=1')).status).toBe(200);
+  });
 });
 
 describe('POST /v1/iam/credentials/verify', () => {

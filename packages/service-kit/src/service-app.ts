@@ -264,6 +264,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
       validateResponses: options.validateResponses ? { allErrors: true } : false,
       validateSecurity: false,
+      // No operation takes multipart bodies: skip the per-request upload middleware.
+      fileUploader: false,
       ignoreUndocumented: false,
       operationHandlers: {
         basePath: '/',
