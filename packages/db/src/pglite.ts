@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { PGlite, type Results } from '@electric-sql/pglite';
 import lockfile from 'proper-lockfile';
+import { inlineParams } from './inline-params.js';
 import { migrate } from './migrations.js';
 import { OID, parseBytea, parseDate, parseInt8, parseNumeric } from './parsers.js';
 import { assertNotInTransaction, isolationSql, runInTransactionScope } from './scope.js';
@@ -52,6 +53,9 @@ export async function openPglite(options: OpenDatabaseOptions, dataDir: string):
     }));
     // One backend, one session: a plain SET lasts for the life of the database.
     await pg.exec(`SET search_path TO "${options.schema}"`);
+    // Parameters are written into statements as '...' literals (inline-params.ts), whose only
+    // escape is a doubled quote when standard_conforming_strings is on; pin it for the session.
+    await pg.exec('SET standard_conforming_strings = on');
     await migrate(
       { query: (sql, params) => pg.query(sql, params), exec: (sql) => pg.exec(sql), transaction: (fn) => pg.transaction(fn) },
       options.schema,
@@ -99,6 +103,16 @@ function toResult<Row>(result: Results<Row>): QueryResult<Row> {
   return { rows: result.rows, rowCount: result.rowCount ?? 0 };
 }
 
+type Runner = Pick<PGlite, 'query' | 'exec'>;
+
+/** One statement: as a simple query with its parameters inlined where they can be, else with the extended protocol. */
+async function run<Row>(pg: Runner, sql: string, params: unknown[] | undefined): Promise<QueryResult<Row>> {
+  const inlined = inlineParams(sql, params ?? []);
+  if (inlined === undefined) return toResult(await pg.query<Row>(sql, params));
+  const results = await pg.exec(inlined);
+  return toResult(results.at(-1) as Results<Row>);
+}
+
 class PgliteDatabase implements Database {
   readonly driver = 'pglite' as const;
   #closed = false;
@@ -118,7 +132,7 @@ class PgliteDatabase implements Database {
   async query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<Row>> {
     this.#checkUsable();
     await yieldToEventLoop();
-    return toResult(await this.pg.query<Row>(sql, params));
+    return run<Row>(this.pg, sql, params);
   }
 
   async exec(sql: string): Promise<void> {
@@ -138,7 +152,7 @@ class PgliteDatabase implements Database {
       const scoped: Queryable = {
         query: async <Row>(sql: string, params?: unknown[]) => {
           await yieldToEventLoop();
-          return toResult(await tx.query<Row>(sql, params));
+          return run<Row>(tx, sql, params);
         },
       };
       return runInTransactionScope(this, () => fn(scoped));
