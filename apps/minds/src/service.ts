@@ -5,7 +5,7 @@
  * plus the controller loop.
  */
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -128,6 +128,9 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     }
   });
   app.use(serviceApp);
+  // The listener sends only /healthz through the outer app: contract requests go straight to
+  // the service app, one Express hop instead of two.
+  const listener: RequestListener = (req, res) => (/^\/healthz(?:\?|$)/.test(req.url ?? '') ? app(req, res) : serviceApp(req, res));
 
   const controller = new MindsController(db, host, {
     tickMs: config.controller?.tickMs ?? 250,
@@ -145,7 +148,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     controller,
     host,
     async listen(port, hostname = '127.0.0.1') {
-      server = app.listen(port, hostname);
+      server = createServer(listener).listen(port, hostname);
       await once(server, 'listening');
       const address = server.address() as AddressInfo;
       return { port: address.port, url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${address.port}` };
