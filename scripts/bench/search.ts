@@ -10,7 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '@gateway-minds/db';
 import { migrationsDir } from '../../apps/minds/src/service.js';
-import { insertEvent, OWNER_NAMESPACE, searchEvents } from '../../apps/minds/src/memory/store.js';
+import { insertEvent, OWNER_NAMESPACE, SEARCH_SQL, searchEvents, searchParams } from '../../apps/minds/src/memory/store.js';
+import { SEARCH_RANKING_WINDOW } from '../../apps/minds/src/spec.js';
+
+/** The owner search's ranking window (x-ranking-window in the spec). */
+const rankingWindow = SEARCH_RANKING_WINDOW.owner;
 
 export interface SearchRow {
   driver: string;
@@ -19,13 +23,18 @@ export interface SearchRow {
   matches: number;
   p50: number;
   p99: number;
-  index: boolean;
+  /** The indexes the service's search statement used for this term at this size. */
+  index: string;
 }
 
+const terms = ['zephyrine', 'orchid invoice', 'orchid'];
+const indexNames: Record<string, string> = { memory_events_search: 'GIN (text)', memory_events_recent: 'recency' };
+
 export interface SearchReport {
+  rankingWindow: number;
   insertRates: { driver: string; perSecond: number }[];
   rows: SearchRow[];
-  plans: { driver: string; events: number; plan: string }[];
+  plans: { driver: string; events: number; term: string; plan: string }[];
 }
 
 const vocabulary = ['garden', 'river', 'invoice', 'meeting', 'deploy', 'kernel', 'orchid', 'budget', 'tensor', 'harbor', 'quartz', 'lantern', 'violet', 'canyon', 'sprocket', 'meadow'];
@@ -42,7 +51,12 @@ async function newMind(db: Database, scope: { org: string; project: string }): P
   return id;
 }
 
-/** Grows the Mind's memory to `target` rows in one statement: two common words per event, one rare word per 1000. */
+/**
+ * Grows the Mind's memory to `target` rows, 50k per statement: two words per
+ * event drawn independently (hashed, so each word is in about 12% of events and
+ * a given pair in about 0.8%), one rare word per 1000 events, and one second
+ * between events' created_at, as a stream of memories has.
+ */
 async function growTo(db: Database, mindId: string, scope: { org: string; project: string }, from: number, target: number): Promise<void> {
   const words = `ARRAY[${vocabulary.map((w) => `'${w}'`).join(',')}]`;
   const batch = 50_000;
@@ -51,9 +65,10 @@ async function growTo(db: Database, mindId: string, scope: { org: string; projec
     await db.query(
       `INSERT INTO memory_events (storage_id, mind_id, organization_id, project_id, namespace, event_id, content, event_timestamp, event_type, tags, created_at, updated_at)
        SELECT gen_random_uuid(), $1, $2, $3, $4, gen_random_uuid(),
-              'Event ' || i || ': the ' || (${words})[1 + (i * 7) % 16] || ' near the ' || (${words})[1 + (i * 13) % 16]
+              'Event ' || i || ': the ' || (${words})[1 + abs(hashint4(i)) % 16] || ' near the ' || (${words})[1 + abs(hashint4(i + 7919)) % 16]
                 || ' needed a review' || CASE WHEN i % 1000 = 0 THEN ' zephyrine' ELSE '' END,
-              '2026-11-21T12:00:00Z', 'Context', '[]'::jsonb, now(), now()
+              '2026-11-21T12:00:00Z', 'Context', '[]'::jsonb,
+              now() - interval '2000000 seconds' + make_interval(secs => i), now()
          FROM generate_series($5::int, $6::int - 1) AS i`,
       [mindId, scope.org, scope.project, OWNER_NAMESPACE, start, end],
     );
@@ -69,7 +84,7 @@ async function searchTimes(db: Database, scope: { org: string; project: string; 
   let matches = 0;
   for (let i = 0; i < runs; i++) {
     const started = performance.now();
-    matches = (await searchEvents(db, memoryScope, term, 20)).length;
+    matches = (await searchEvents(db, memoryScope, term, 20, rankingWindow)).length;
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
@@ -81,17 +96,15 @@ async function searchTimes(db: Database, scope: { org: string; project: string; 
   return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), matches: rows[0]!.count };
 }
 
-async function plan(db: Database, mind: string, term: string): Promise<string> {
-  const { rows } = await db.query<Record<string, string>>(
-    `EXPLAIN SELECT e.event_id FROM memory_events e, websearch_to_tsquery('english', $2) AS q
-      WHERE e.mind_id = $1 AND e.search @@ q ORDER BY ts_rank(e.search, q) DESC LIMIT 20`,
-    [mind, term],
-  );
+/** The plan of the service's own search statement, with the timings of one run. */
+async function plan(db: Database, scope: { org: string; project: string; mind: string }, term: string): Promise<string> {
+  const memoryScope = { mindId: scope.mind, org: scope.org, project: scope.project, namespace: OWNER_NAMESPACE };
+  const { rows } = await db.query<Record<string, string>>(`EXPLAIN (ANALYZE, COSTS OFF) ${SEARCH_SQL}`, searchParams(memoryScope, term, 20, rankingWindow));
   return rows.map((r) => Object.values(r)[0]).join('\n');
 }
 
 export async function runSearch(options: { sizes: Record<string, number[]>; runs: number }): Promise<SearchReport> {
-  const report: SearchReport = { insertRates: [], rows: [], plans: [] };
+  const report: SearchReport = { rankingWindow, insertRates: [], rows: [], plans: [] };
   for (const [driver, sizes] of Object.entries(options.sizes)) {
     if (driver === 'postgres' && !process.env.BENCH_DATABASE_URL) continue;
     const dir = mkdtempSync(join(tmpdir(), 'bench-search-'));
@@ -114,13 +127,13 @@ export async function runSearch(options: { sizes: Record<string, number[]>; runs
         await growTo(db, mind, scope, current, size);
         console.log(`  ${driver}: grew to ${size} events in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
         current = size;
-        for (const term of ['zephyrine', 'orchid invoice', 'orchid']) {
+        for (const term of terms) {
           const timing = await searchTimes(db, { ...scope, mind }, term, options.runs);
-          report.rows.push({ driver, events: size, term, ...timing, index: false });
+          const text = await plan(db, { ...scope, mind }, term);
+          const indexes = [...new Set(text.match(/memory_events_\w+/g) ?? [])].map((name) => indexNames[name] ?? name);
+          report.rows.push({ driver, events: size, term, ...timing, index: indexes.join(' + ') || 'none (sequential scan)' });
+          if (size === sizes.at(-1)) report.plans.push({ driver, events: size, term, plan: text });
         }
-        const text = await plan(db, mind, 'orchid');
-        report.plans.push({ driver, events: size, plan: text });
-        for (const row of report.rows.filter((r) => r.driver === driver && r.events === size)) row.index = /memory_events_search/.test(text);
       }
     } finally {
       if (driver === 'postgres') await db.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);

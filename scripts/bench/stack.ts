@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import pg from 'pg';
 import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit';
 import { freePort, repoRoot, startProgram, stop } from './processes.js';
 
@@ -21,13 +22,21 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(options: { env?: Record<string, string>; mindsUrl?: string } = {}): Promise<Stack> {
+/**
+ * `databaseUrl` puts both services on PostgreSQL, each in a throwaway schema
+ * dropped on close; without it each keeps PGlite in the data directory.
+ */
+export async function startStack(options: { env?: Record<string, string>; mindsUrl?: string; databaseUrl?: string } = {}): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-stack-'));
   await ensureAssertionKeys(assertionKeyFiles(dataDir));
   const [gatewayPort, adminPort, mindsPort] = [await freePort(), await freePort(), await freePort()];
   const common = { DATA_DIR: dataDir, NODE_ENV: 'production', ...options.env };
+  const schemaPrefix = `bench_${randomUUID().slice(0, 8)}`;
+  const database = (service: string): Record<string, string> =>
+    options.databaseUrl ? { DATABASE_URL: options.databaseUrl, DATABASE_SCHEMA: `${schemaPrefix}_${service}` } : {};
   const minds = await startProgram(join(repoRoot, 'apps/minds/dist/main.js'), {
     ...common,
+    ...database('minds'),
     PORT: String(mindsPort),
     IAM_INTERNAL_URL: `http://127.0.0.1:${adminPort}`,
     MINDS_HOST_PROVISION_MS: '50',
@@ -37,6 +46,7 @@ export async function startStack(options: { env?: Record<string, string>; mindsU
   }, `http://127.0.0.1:${mindsPort}/healthz`);
   const gateway = await startProgram(join(repoRoot, 'apps/gateway/dist/main.js'), {
     ...common,
+    ...database('gateway'),
     PORT: String(gatewayPort),
     ADMIN_PORT: String(adminPort),
     MINDS_URL: options.mindsUrl ?? `http://127.0.0.1:${mindsPort}`,
@@ -63,8 +73,19 @@ export async function startStack(options: { env?: Record<string, string>; mindsU
       await stop(gateway);
       await stop(minds);
       rmSync(dataDir, { recursive: true, force: true });
+      if (options.databaseUrl) await dropSchemas(options.databaseUrl, schemaPrefix);
     },
   };
+}
+
+async function dropSchemas(url: string, prefix: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const service of ['gateway', 'minds']) await client.query(`DROP SCHEMA IF EXISTS ${prefix}_${service} CASCADE`);
+  } finally {
+    await client.end();
+  }
 }
 
 async function call(base: string, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {

@@ -53,6 +53,24 @@ async function measure(target: Target, options: ThroughputOptions): Promise<RowR
   };
 }
 
+async function fillMemory(stack: Stack, session: string, mindId: string): Promise<void> {
+  for (let i = 0; i < 2000; i++) {
+    await call(stack.gatewayUrl, session, 'POST', `/v1/minds/memory/episodic?mind=${mindId}`, {
+      event: { id: crypto.randomUUID(), content: sentence(i), timestamp: new Date().toISOString() },
+    });
+  }
+}
+
+function searchTarget(name: string, gatewayUrl: string, mindId: string, session: string): Target {
+  return {
+    name,
+    method: 'POST',
+    url: `${gatewayUrl}/v1/minds/search?mind=${mindId}`,
+    headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ text: 'garden river', limit: 20 }),
+  };
+}
+
 export interface ThroughputReport {
   rows: RowResult[];
   memory: { process: string; idleMiB: number; loadedMiB: number; afterMiB: number }[];
@@ -74,19 +92,23 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     const both = await port('servers/contract-pipeline.ts', { VALIDATE_RESPONSES: 'true' });
     const stub = await port('servers/stub-upstream.ts');
 
-    // The real stack, validating responses as in development and tests.
-    const stack = await startStack({ env: { VALIDATE_RESPONSES: 'true' } });
+    // The real stack in its production configuration (NODE_ENV=production: requests are
+    // validated, responses are not), on the embedded default and, when a server is
+    // given, on PostgreSQL, each with 2000 events in one Mind's memory.
+    const stack = await startStack();
     stacks.push(stack);
     const apiKey = (await stack.issue('api_key')).token;
     const session = (await stack.issue('bridge_session')).token;
     const mindId = await readyMind(stack, session);
-    for (let i = 0; i < 2000; i++) {
-      await call(stack.gatewayUrl, session, 'POST', `/v1/minds/memory/episodic?mind=${mindId}`, {
-        event: { id: crypto.randomUUID(), content: sentence(i), timestamp: new Date().toISOString() },
-      });
-    }
+    await fillMemory(stack, session, mindId);
+    const databaseUrl = process.env.BENCH_DATABASE_URL;
+    const pgStack = databaseUrl ? await startStack({ databaseUrl }) : undefined;
+    if (pgStack) stacks.push(pgStack);
+    const pgSession = pgStack ? (await pgStack.issue('bridge_session')).token : '';
+    const pgMindId = pgStack ? await readyMind(pgStack, pgSession) : '';
+    if (pgStack) await fillMemory(pgStack, pgSession, pgMindId);
     // A second gateway in front of the stub upstream: forwarding without the service behind it.
-    const forwardingOnly = await startStack({ mindsUrl: stub.url, env: { VALIDATE_RESPONSES: 'true' } });
+    const forwardingOnly = await startStack({ mindsUrl: stub.url });
     stacks.push(forwardingOnly);
     const stubSession = (await forwardingOnly.issue('bridge_session')).token;
 
@@ -111,14 +133,10 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
       { name: 'contract pipeline getMind, request + response validation', method: 'GET', url: both.url + mindPath(mindId) },
       { name: 'gateway whoami (auth, validation)', method: 'GET', url: `${stack.gatewayUrl}/v1/whoami`, headers: bearer(apiKey), pid: stack.gateway.pid },
       { name: 'gateway getMind forwarded to a stub upstream', method: 'GET', url: forwardingOnly.gatewayUrl + mindPath(mindId), headers: bearer(stubSession) },
-      { name: 'gateway getMind forwarded to Minds (validated, PGlite)', method: 'GET', url: stack.gatewayUrl + mindPath(mindId), headers: bearer(session) },
-      {
-        name: 'gateway searchMemory (2k events, PGlite)',
-        method: 'POST',
-        url: `${stack.gatewayUrl}/v1/minds/search?mind=${mindId}`,
-        headers: { ...bearer(session), 'content-type': 'application/json' },
-        body: JSON.stringify({ text: 'garden river', limit: 20 }),
-      },
+      { name: 'gateway getMind forwarded to Minds (PGlite)', method: 'GET', url: stack.gatewayUrl + mindPath(mindId), headers: bearer(session) },
+      ...(pgStack ? [{ name: 'gateway getMind forwarded to Minds (PostgreSQL)', method: 'GET' as const, url: pgStack.gatewayUrl + mindPath(pgMindId), headers: bearer(pgSession) }] : []),
+      searchTarget('gateway searchMemory (2k events, PGlite)', stack.gatewayUrl, mindId, session),
+      ...(pgStack ? [searchTarget('gateway searchMemory (2k events, PostgreSQL)', pgStack.gatewayUrl, pgMindId, pgSession)] : []),
       { name: 'Prism mock getMind', method: 'GET', url: `http://127.0.0.1:${mockPort}${mindPath(mindId)}`, headers: bearer('bs_mock') },
     ];
 
