@@ -7,7 +7,6 @@
 import type { ErrorCode, OperationId, operations, operationTable } from '@gateway-minds/contract';
 import { errorCodeOutcomeUnknown, runtimeTable } from './generated/runtime-table.js';
 import type { RequiredKeysOf } from 'openapi-typescript-helpers';
-import type { RequestBodyDefaults } from './generated/request-defaults.js';
 
 export type Table = typeof operationTable;
 export type Facts<K extends OperationId> = Table[K];
@@ -30,13 +29,8 @@ type CallerParams<K extends OperationId> = [IdempotencyHeader<K>] extends [never
 
 type ParamsOption<K extends OperationId> = RequiredKeysOf<CallerParams<K>> extends never ? { params?: CallerParams<K> } : { params: CallerParams<K> };
 type SpecBody<K extends OperationId> = operations[K] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
-type Defaulted<K extends OperationId> = K extends keyof RequestBodyDefaults ? RequestBodyDefaults[K] & keyof SpecBody<K> : never;
-/** The JSON request body of an operation (properties with a spec default optional), or never. */
-export type RequestBody<K extends OperationId> = [SpecBody<K>] extends [never]
-  ? never
-  : [Defaulted<K>] extends [never]
-    ? SpecBody<K>
-    : Omit<SpecBody<K>, Defaulted<K>> & Partial<Pick<SpecBody<K>, Defaulted<K>>>;
+/** The JSON request body of an operation, or never. A property with a spec default is optional (the contract types it so). */
+export type RequestBody<K extends OperationId> = [SpecBody<K>] extends [never] ? never : SpecBody<K>;
 type BodyOption<K extends OperationId> = [RequestBody<K>] extends [never] ? { body?: never } : { body: RequestBody<K> };
 
 /** What an operation method takes: openapi-fetch's `{ params: { path, query, header }, body }`. */
