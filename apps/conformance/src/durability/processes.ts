@@ -3,9 +3,9 @@
  * child process (`node apps/minds/dist/main.js`, configured only through its
  * environment, as in production), the gateway either in this process
  * (startGateway) or as a child too, and a database per run: PGlite
- * directories copied from testkit's initialised template, or a throwaway
- * PostgreSQL database on TEST_DATABASE_URL's server (the Minds service takes
- * no schema setting, so a database of its own keeps runs apart).
+ * directories copied from the shared initialised template, or a throwaway
+ * PostgreSQL database on TEST_DATABASE_URL's server (dropped whole, with FORCE,
+ * even when a killed process left connections behind).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
