@@ -63,9 +63,10 @@ const gatewayMain = mainOf('@gateway-minds/gateway');
 if (!gatewayMain) throw new Error('the gateway is not built: run npm run build');
 run('gateway', gatewayMain, { PORT: gatewayPort, ADMIN_PORT: adminPort, MINDS_URL: `http://127.0.0.1:${mindsPort}` });
 
-// Tell a newcomer how to get in once both answer. The wait polls the gateway's
-// error catalog and the service's /healthz, not /v1/status: a status call while
-// Minds is still creating its database would cache "down" for 30 seconds.
+// Tell a newcomer how to get in once both answer: first the service's /healthz,
+// only then the gateway's /v1/status, because a status probe while Minds is still
+// creating its database would cache "down" for 30 seconds. (Polling the error
+// catalog alongside instead delayed the gateway's first answer by ~0.6 s.)
 const base = `http://127.0.0.1:${gatewayPort}`;
 async function answers(url: string): Promise<boolean> {
   for (let attempt = 0; attempt < 600; attempt++) {
@@ -78,7 +79,8 @@ async function answers(url: string): Promise<boolean> {
   }
   return false;
 }
-const [gatewayUp, mindsUp] = await Promise.all([answers(`${base}/v1/errors`), mindsStarted ? answers(`http://127.0.0.1:${mindsPort}/healthz`) : false]);
+const mindsUp = mindsStarted ? await answers(`http://127.0.0.1:${mindsPort}/healthz`) : false;
+const gatewayUp = await answers(`${base}/v1/status`);
 if (!gatewayUp) console.warn('The gateway did not answer within a minute.');
 if (mindsStarted && !mindsUp) console.warn('The Minds service did not answer within a minute; /v1/status reports it down.');
 console.log(`
