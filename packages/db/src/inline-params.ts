@@ -7,9 +7,10 @@
  * literals and sends it as a simple query.
  *
  * A quoted literal has type `unknown` until its context decides it, exactly
- * as an untyped parameter does, so statements mean the same either way.
- * Safety rests on two facts: the backend runs with standard_conforming_strings
- * on (checked at open), where a doubled quote is the only escape inside '...';
+ * as an untyped parameter does, so statements mean the same either way (a
+ * value is written as `pg` would send it: String(value), a Date as ISO 8601).
+ * Safety rests on two facts: the session pins standard_conforming_strings on
+ * (openPglite), where a doubled quote is the only escape inside '...';
  * and `$n` is replaced only outside literals, quoted identifiers, comments and
  * dollar-quoted bodies. Anything else (arrays, objects, buffers, a NUL) is not
  * inlined: the caller falls back to the extended protocol.
