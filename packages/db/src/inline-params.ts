@@ -9,19 +9,19 @@
  * A quoted literal has type `unknown` until its context decides it, exactly
  * as an untyped parameter does, so statements mean the same either way (a
  * value is written as `pg` would send it: String(value), a Date as ISO 8601).
- * Safety rests on two facts: the session pins standard_conforming_strings on
- * (openPglite), where a doubled quote is the only escape inside '...';
- * and `$n` is replaced only outside literals, quoted identifiers, comments and
- * dollar-quoted bodies. Anything else (arrays, objects, buffers, a NUL) is not
- * inlined: the caller falls back to the extended protocol.
+ * The quoting is `pg`'s own escapeLiteral (quotes doubled; backslashes doubled
+ * in an E'' literal), and `$n` is replaced only outside literals, quoted
+ * identifiers, comments and dollar-quoted bodies. Anything else (arrays,
+ * objects, buffers, a NUL) is not inlined: the caller falls back to the
+ * extended protocol.
  */
+import pg from 'pg';
 
 export type Inlinable = string | number | bigint | boolean | Date | null | undefined;
 
 function literal(value: Inlinable): string {
   if (value === null || value === undefined) return 'NULL';
-  const text = value instanceof Date ? value.toISOString() : String(value);
-  return `'${text.replaceAll("'", "''")}'`;
+  return pg.escapeLiteral(value instanceof Date ? value.toISOString() : String(value));
 }
 
 function inlinable(value: unknown): value is Inlinable {

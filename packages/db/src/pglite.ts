@@ -53,9 +53,6 @@ export async function openPglite(options: OpenDatabaseOptions, dataDir: string):
     }));
     // One backend, one session: a plain SET lasts for the life of the database.
     await pg.exec(`SET search_path TO "${options.schema}"`);
-    // Parameters are written into statements as '...' literals (inline-params.ts), whose only
-    // escape is a doubled quote when standard_conforming_strings is on; pin it for the session.
-    await pg.exec('SET standard_conforming_strings = on');
     await migrate(
       { query: (sql, params) => pg.query(sql, params), exec: (sql) => pg.exec(sql), transaction: (fn) => pg.transaction(fn) },
       options.schema,
