@@ -25,6 +25,7 @@ import {
   readAssertionKey,
   requestContext,
   shapeError,
+  withSideRoutes,
   type Logger,
   type VerifiedPrincipal,
 } from '@gateway-minds/service-kit';
@@ -181,13 +182,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   });
 
   // The reference site at /docs, so that every docs_url the stack emits resolves locally;
-  // what it does not have falls through to the API's ROUTE_NOT_FOUND. Only /docs paths take
-  // this detour: API requests go straight to the app, one Express hop instead of two.
+  // what it does not have falls through to the API's ROUTE_NOT_FOUND.
   const docs = express();
   docs.disable('x-powered-by');
   docs.use('/docs', express.static(docsSiteDir, { index: 'index.html', fallthrough: true }));
   docs.use(app);
-  const root: RequestListener = (req, res) => (/^\/docs(?:[/?#]|$)/.test(req.url ?? '') ? docs(req, res) : app(req, res));
+  const root = withSideRoutes(app, { '/docs': docs });
 
   const adminToken = readOrCreateAdminToken(config.adminTokenFile);
   const adminApp = createAdminApp({

@@ -5,14 +5,14 @@
  * plus the controller loop.
  */
 import { once } from 'node:events';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type Request, type Response } from 'express';
 import type { JWK } from 'jose';
 import { openDatabase, type Database } from '@gateway-minds/db';
-import { ApiError, createLogger, createServiceApp, importAssertionKey, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
+import { ApiError, createLogger, createServiceApp, importAssertionKey, withSideRoutes, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
 import { HttpAgentDirectory, type AgentDirectory } from './agents.js';
 import { authenticate, humanCaller } from './auth.js';
 import { MindsController } from './controller/controller.js';
@@ -128,9 +128,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     }
   });
   app.use(serviceApp);
-  // The listener sends only /healthz through the outer app: contract requests go straight to
-  // the service app, one Express hop instead of two.
-  const listener: RequestListener = (req, res) => (/^\/healthz(?:\?|$)/.test(req.url ?? '') ? app(req, res) : serviceApp(req, res));
+  const listener = withSideRoutes(serviceApp, { '/healthz': app });
 
   const controller = new MindsController(db, host, {
     tickMs: config.controller?.tickMs ?? 250,

@@ -1,0 +1,19 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+/**
+ * The HTTP listener of a service: requests under a side prefix outside the contract (the
+ * gateway's /docs site, a service's /healthz) go to that prefix's handler, everything else
+ * straight to the contract app. Mounting the contract app inside an outer Express app instead
+ * made every API request cross two Express apps.
+ */
+export function withSideRoutes(contractApp: Handler, side: Record<string, Handler>): (req: IncomingMessage, res: ServerResponse) => void {
+  const routes = Object.entries(side).map(([prefix, handler]) => ({ prefix, handler }));
+  return (req, res) => {
+    const url = req.url ?? '';
+    // A prefix matches itself, or itself followed by a path, a query or a fragment: /docs/x, not /docsearch.
+    const side = routes.find(({ prefix }) => url.startsWith(prefix) && (url.length === prefix.length || '/?#'.includes(url[prefix.length]!)));
+    void (side ? side.handler(req, res) : contractApp(req, res));
+  };
+}
