@@ -70,7 +70,7 @@ function extension<T>(holder: Record<string, unknown> | undefined, name: string,
 export const USAGE_WINDOW_MAX_MS =
   extension<number>(openapiDocument.paths[operationTable.minds_getUsage.path]?.get as Record<string, unknown> | undefined, 'x-max-window-days', 'minds_getUsage') * DAY_MS;
 
-/** A memory search ranks only the newest x-ranking-window (200) matching events, per search operation. */
+/** A memory search ranks only the newest x-ranking-window matching events, per search operation. */
 export const SEARCH_RANKING_WINDOW = {
   owner: extension<number>(openapiDocument.paths[operationTable.minds_searchMemory.path]?.post as Record<string, unknown> | undefined, 'x-ranking-window', 'minds_searchMemory'),
   agent: extension<number>(openapiDocument.paths[operationTable.minds_agentSearchMemory.path]?.post as Record<string, unknown> | undefined, 'x-ranking-window', 'minds_agentSearchMemory'),
