@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** JSON with object keys sorted at every level and no whitespace: equal values give equal text. */
 export function canonicalJson(value: unknown): string {
@@ -19,7 +19,7 @@ function sortKeys(value: unknown): unknown {
 }
 
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /**

@@ -17,6 +17,7 @@ import { ApiError, envelopeOf, errorHeaders, type ValidationIssue } from './erro
 import type { Logger } from './logger.js';
 import { createOperationRouter, type OperationRouter } from './operation-router.js';
 import { newRequestId } from './request-id.js';
+import { middlewareChain } from './middleware-chain.js';
 import { installRouteMatcherCache } from './route-matcher-cache.js';
 
 installRouteMatcherCache();
@@ -199,22 +200,21 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     }
   }
 
+  const responseHeaders = Object.entries(options.responseHeaders ?? {});
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'extended');
 
-  app.use((req, res, next) => {
+  const assignRequestId: RequestHandler = (req, res, next) => {
     const offered = req.headers['x-request-id'];
     const requestId = options.trustRequestIdHeader && typeof offered === 'string' && requestIdPattern.test(offered) ? offered : newRequestId();
     res.locals.context = { requestId } as RequestContext;
     res.setHeader('X-Request-Id', requestId);
-    for (const [name, value] of Object.entries(options.responseHeaders ?? {})) res.setHeader(name, value);
+    for (const [name, value] of responseHeaders) res.setHeader(name, value);
     next();
-  });
-  if (options.preflight) app.use(options.preflight);
-
-  app.use((req, res, next) => {
+  };
+  const matchOperation: RequestHandler = (req, res, next) => {
     const match = router.match(req.method, req.path);
     if (match.kind === 'operation') {
       Object.assign(res.locals.context as RequestContext, { operation: match.operation, pathParams: match.pathParams });
@@ -226,33 +226,31 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       return next(new ApiError('METHOD_NOT_ALLOWED', `The path does not accept ${req.method}.`, { headers: { Allow: match.allow.join(', ') } }));
     }
     return next(new ApiError('ROUTE_NOT_FOUND', 'No service or operation at this path.'));
-  });
-
-  if (options.authenticate) app.use(options.authenticate);
-
-  app.use((req, res, next) => {
+  };
+  const operationGuard: RequestHandler = (req, res, next) => {
     const guard = options.operationGuards?.[requestContext(res).operation.operationId];
     return guard ? guard(req, res, next) : next();
-  });
-  app.use((req, res, next) => {
+  };
+  const checkShape: RequestHandler = (req, res, next) => {
     const { operation } = requestContext(res);
     next(shapeError(req, operation, integerQuery.get(operation.operationId)));
+  };
+  const parseJson = express.json({
+    limit: BODY_LIMIT_BYTES,
+    type: () => true,
+    strict: true,
+    // Bytes that are not UTF-8 would be decoded to U+FFFD and stored altered: refuse them.
+    verify: (_req, _res, buffer) => {
+      strictUtf8.decode(buffer);
+    },
   });
-  app.use(
-    express.json({
-      limit: BODY_LIMIT_BYTES,
-      type: () => true,
-      strict: true,
-      // Bytes that are not UTF-8 would be decoded to U+FFFD and stored altered: refuse them.
-      verify: (_req, _res, buffer) => {
-        strictUtf8.decode(buffer);
-      },
-    }),
-  );
-  app.use((req, _res, next) => {
+  const checkBodyText: RequestHandler = (req, _res, next) => {
     const issues = req.body === undefined ? [] : illFormedStrings(req.body, 'body', []);
     return issues.length ? next(new ApiError('INVALID_ARGUMENT', 'The body contains text that cannot be stored as sent.', { errors: issues })) : next();
-  });
+  };
+
+  // Everything before the validator, in order, as one Express layer (middleware-chain.ts says why).
+  app.use(middlewareChain(assignRequestId, options.preflight, matchOperation, options.authenticate, operationGuard, checkShape, parseJson, checkBodyText));
 
   app.use(
     OpenApiValidator.middleware({

@@ -6,7 +6,7 @@
  * key's thumbprint matching the token's `cnf.jkt`, and a server nonce when
  * one is demanded.
  */
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHmac, hash, randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
 import { ApiError } from '@gateway-minds/service-kit';
 
@@ -104,7 +104,7 @@ export class DpopVerifier {
     const now = Math.floor(Date.now() / 1000);
     const window = this.options.iatWindowSeconds;
     if (typeof payload.iat !== 'number' || Math.abs(now - payload.iat) > window) throw mismatch('iat is outside the accepted window');
-    const ath = createHash('sha256').update(request.accessToken).digest('base64url');
+    const ath = hash('sha256', request.accessToken, 'base64url');
     if (payload.ath !== ath) throw mismatch('ath does not match the token');
     if (this.options.requireNonce && !this.nonceIsFresh(payload.nonce)) {
       throw new ApiError('DPOP_NONCE_REQUIRED', 'Sign a fresh proof with the nonce from the dpop-nonce header and send it once more.', {

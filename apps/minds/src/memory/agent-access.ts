@@ -21,8 +21,12 @@ import { agentNamespace, groupNamespace } from './store.js';
 
 export type AgentNeed = 'read' | 'write';
 
+/** What memory access reads of the Mind: its tenancy and whether it is ready. */
+export const ACCESSED_MIND_COLUMNS = ['mind_id', 'organization_id', 'project_id', 'status'] as const satisfies readonly (keyof MindRow)[];
+export type AccessedMind = Pick<MindRow, (typeof ACCESSED_MIND_COLUMNS)[number]>;
+
 export interface AgentAccess {
-  mind: MindRow;
+  mind: AccessedMind;
   namespace: string;
 }
 
@@ -38,8 +42,8 @@ export function invalidCapability(): ApiError {
 }
 
 export async function authorizeAgent(db: Queryable, caller: AgentCaller, mindId: string, group: string | null, need: AgentNeed, now = Date.now()): Promise<AgentAccess> {
-  const { rows: minds } = await db.query<MindRow>(
-    `SELECT * FROM minds WHERE mind_id = $1 AND organization_id = $2 AND ($3::text IS NULL OR project_id = $3)`,
+  const { rows: minds } = await db.query<AccessedMind>(
+    `SELECT ${ACCESSED_MIND_COLUMNS.join(', ')} FROM minds WHERE mind_id = $1 AND organization_id = $2 AND ($3::text IS NULL OR project_id = $3)`,
     [mindId, caller.org, caller.project],
   );
   const mind = minds[0];

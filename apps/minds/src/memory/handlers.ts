@@ -5,12 +5,12 @@ import { ApiError, requestContext } from '@gateway-minds/service-kit';
 import { agentCaller, humanCaller } from '../auth.js';
 import type { Deps } from '../deps.js';
 import { mindNotFound, tenantOf } from '../minds/lifecycle.js';
-import { findMind, touchActivity, type MindRow } from '../minds/store.js';
+import { findMind, touchActivity } from '../minds/store.js';
 import { SEARCH_LIMIT_DEFAULT, SEARCH_RANKING_WINDOW } from '../spec.js';
-import { authorizeAgent, type AgentNeed } from './agent-access.js';
+import { ACCESSED_MIND_COLUMNS, authorizeAgent, type AccessedMind, type AgentNeed } from './agent-access.js';
 import { getEvent, insertEvent, OWNER_NAMESPACE, searchEvents, updateEventContent, type MemoryScope } from './store.js';
 
-function requireReady(mind: MindRow): void {
+function requireReady(mind: AccessedMind): void {
   if (mind.status !== 'ready') {
     throw new ApiError('MIND_NOT_READY', `The Mind is ${mind.status}, not ready for memory operations.`, { reason: 'mind_not_ready' });
   }
@@ -26,7 +26,7 @@ export function memoryHandlers(deps: Deps) {
   /** The owner's namespace of a ready Mind of the caller's organization and project. */
   async function ownerScope(req: Request, res: Response): Promise<MemoryScope> {
     const caller = humanCaller(res);
-    const mind = await findMind(db, tenantOf(caller), mindQuery(req));
+    const mind = await findMind(db, tenantOf(caller), mindQuery(req), { columns: ACCESSED_MIND_COLUMNS });
     if (!mind) throw mindNotFound();
     requireReady(mind);
     await touchActivity(db, tenantOf(caller), mind.mind_id);

@@ -11,7 +11,7 @@ import type { Deps } from '../deps.js';
 import { IDEMPOTENCY_KEYS, requestFingerprint, runOnce, type StoredResponse } from '../replay.js';
 import { CREATION_CONTEXT_HEADER, IDEMPOTENCY_HEADER, LIST_LIMIT_DEFAULT, SCHEMA_VERSION } from '../spec.js';
 import { resolveCapacity } from './profiles.js';
-import { findMind, toMind, type MindRow, type Tenant } from './store.js';
+import { findMind, MIND_VIEW_COLUMNS, mindExists, toMind, type MindRow, type Tenant } from './store.js';
 
 /** The services every Mind runs (the interface's examples: memory). */
 export const MIND_SERVICES = ['memory'];
@@ -47,8 +47,7 @@ export function lifecycleHandlers(deps: Deps) {
     const limit = req.query.limit === undefined ? LIST_LIMIT_DEFAULT : Number(req.query.limit);
     const after = typeof req.query.after === 'string' ? req.query.after : null;
     if (after) {
-      const cursor = await findMind(db, tenantOf(caller), after);
-      if (!cursor) throw new ApiError('INVALID_QUERY', '`after` is not a Mind of this list.', { reason: 'cursor_not_found' });
+      if (!(await mindExists(db, tenantOf(caller), after))) throw new ApiError('INVALID_QUERY', '`after` is not a Mind of this list.', { reason: 'cursor_not_found' });
     }
     const { rows } = await db.query<MindRow>(
       `SELECT * FROM minds
@@ -100,7 +99,7 @@ export function lifecycleHandlers(deps: Deps) {
 
   async function getMind(_req: Request, res: Response): Promise<void> {
     const caller = humanCaller(res);
-    const mind = await findMind(db, tenantOf(caller), requestContext(res).pathParams.mind_id!);
+    const mind = await findMind(db, tenantOf(caller), requestContext(res).pathParams.mind_id!, { columns: MIND_VIEW_COLUMNS });
     if (!mind) throw mindNotFound();
     res.json(toMind(mind));
   }

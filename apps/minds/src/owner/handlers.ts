@@ -21,7 +21,7 @@ import type { AgentRecord } from '../agents.js';
 import type { Deps } from '../deps.js';
 import { groupNamespace } from '../memory/store.js';
 import { mindNotFound, sendStored, tenantOf } from '../minds/lifecycle.js';
-import { findMind } from '../minds/store.js';
+import { mindExists } from '../minds/store.js';
 import { findReplay, OPERATION_IDS, requestFingerprint, runOnce } from '../replay.js';
 import { ATTACHMENT_MAX_LIFETIME_MS, type Permission } from '../spec.js';
 
@@ -225,11 +225,11 @@ export function ownerHandlers(deps: Deps) {
 
   async function listMindAttachments(_req: Request, res: Response): Promise<void> {
     const caller = humanCaller(res);
-    const mind = await findMind(db, tenantOf(caller), requestContext(res).pathParams.mind_id!);
-    if (!mind) throw mindNotFound();
+    const mindId = requestContext(res).pathParams.mind_id!;
+    if (!(await mindExists(db, tenantOf(caller), mindId))) throw mindNotFound();
     const { rows } = await db.query<AttachmentRow>(
       `SELECT * FROM mind_attachments WHERE mind_id = $1 AND organization_id = $2 AND project_id = $3 ORDER BY id`,
-      [mind.mind_id, caller.org, caller.project],
+      [mindId, caller.org, caller.project],
     );
     const body: Schemas['MindAttachmentList'] = { attachments: rows.map(toAttachment) };
     res.json(body);
@@ -244,12 +244,11 @@ export function ownerHandlers(deps: Deps) {
       req,
       res,
       async (caller) => {
-        if (!(await findMind(db, tenantOf(caller), mindId))) throw mindNotFound();
+        if (!(await mindExists(db, tenantOf(caller), mindId))) throw mindNotFound();
         return subjectKind === 'agent' ? lookupAgent(req, res, caller, subjectId) : null;
       },
       async (tx, caller, agent) => {
-        const mind = await findMind(tx, tenantOf(caller), mindId);
-        if (!mind) throw mindNotFound();
+        if (!(await mindExists(tx, tenantOf(caller), mindId))) throw mindNotFound();
         if (subjectKind === 'group' && !(await findOwnGroup(tx, caller, subjectId, { active: true }))) throw groupNotFound();
         if (subjectKind === 'agent' && !agent) throw agentNotFound();
         const now = Date.now();
@@ -289,7 +288,7 @@ export function ownerHandlers(deps: Deps) {
     const { expectedVersion } = req.body as Schemas['DetachMindRequest'];
     const { mind_id: mindId, attachment_id: attachmentId } = requestContext(res).pathParams as { mind_id: string; attachment_id: string };
     await ownerWrite(req, res, async () => undefined, async (tx, caller) => {
-      if (!(await findMind(tx, tenantOf(caller), mindId))) throw mindNotFound();
+      if (!(await mindExists(tx, tenantOf(caller), mindId))) throw mindNotFound();
       const { rows } = await tx.query<AttachmentRow>(
         `SELECT * FROM mind_attachments WHERE id = $1 AND mind_id = $2 AND organization_id = $3 AND project_id = $4 FOR UPDATE`,
         [attachmentId, mindId, caller.org, caller.project],
