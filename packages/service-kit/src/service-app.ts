@@ -249,39 +249,43 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     return issues.length ? next(new ApiError('INVALID_ARGUMENT', 'The body contains text that cannot be stored as sent.', { errors: issues })) : next();
   };
 
-  // Everything before the validator, in order, as one Express layer (middleware-chain.ts says why).
-  app.use(middlewareChain(assignRequestId, options.preflight, matchOperation, options.authenticate, operationGuard, checkShape, parseJson, checkBodyText));
+  const validator = OpenApiValidator.middleware({
+    apiSpec: document as never,
+    validateApiSpec: false,
+    // Full format checks: a date-time must be a real date (no February 30th, no hour 25).
+    validateFormats: true,
+    ajvFormats: { mode: 'full' },
+    validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
+    validateResponses: options.validateResponses ? { allErrors: true } : false,
+    validateSecurity: false,
+    // No operation takes multipart bodies: skip the per-request upload middleware.
+    fileUploader: false,
+    ignoreUndocumented: false,
+    // The operation is already matched (matchOperation): dispatch binds its handler by operation id
+    // instead of the validator's own router, which matched every request against every route again.
+    operationHandlers: false,
+  }) as unknown as RequestHandler[];
 
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: document as never,
-      validateApiSpec: false,
-      // Full format checks: a date-time must be a real date (no February 30th, no hour 25).
-      validateFormats: true,
-      ajvFormats: { mode: 'full' },
-      validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
-      validateResponses: options.validateResponses ? { allErrors: true } : false,
-      validateSecurity: false,
-      // No operation takes multipart bodies: skip the per-request upload middleware.
-      fileUploader: false,
-      ignoreUndocumented: false,
-      operationHandlers: {
-        basePath: '/',
-        resolver: (_basePath, route, apiDoc) => {
-          const pathItem = (apiDoc as OpenApiDocument).paths[route.openApiRoute] as Record<string, { operationId: string }>;
-          const operationId = pathItem[route.method.toLowerCase()]!.operationId;
-          const handler = handlers[operationId]!;
-          const schema = requestSchemas.get(operationId);
-          if (!schema) return handler;
-          const withByteLimits: RequestHandler = (req, res, next) => {
+  const handlerOf = new Map<string, RequestHandler>();
+  for (const operation of operations) {
+    const handler = handlers[operation.operationId]! as RequestHandler;
+    const schema = requestSchemas.get(operation.operationId);
+    handlerOf.set(
+      operation.operationId,
+      schema
+        ? (req, res, next) => {
             const issues = byteLimitViolations(schema, req.body);
             if (issues.length) return next(new ApiError('INVALID_ARGUMENT', 'A field exceeds its UTF-8 byte limit.', { errors: issues }));
             return handler(req, res, next);
-          };
-          return withByteLimits;
-        },
-      },
-    }) as unknown as RequestHandler[],
+          }
+        : handler,
+    );
+  }
+  const dispatch: RequestHandler = (req, res, next) => handlerOf.get(requestContext(res).operation.operationId)!(req, res, next);
+
+  // The whole pipeline, in order, as one Express layer (middleware-chain.ts says why).
+  app.use(
+    middlewareChain(assignRequestId, options.preflight, matchOperation, options.authenticate, operationGuard, checkShape, parseJson, checkBodyText, ...validator, dispatch),
   );
 
   const onError: ErrorRequestHandler = (err, req, res, _next) => {
