@@ -18,9 +18,11 @@ import type { Logger } from './logger.js';
 import { createOperationRouter, type OperationRouter } from './operation-router.js';
 import { newRequestId } from './request-id.js';
 import { middlewareChain } from './middleware-chain.js';
+import { installLazySpecValidator } from './lazy-spec-validator.js';
 import { installRouteMatcherCache } from './route-matcher-cache.js';
 
 installRouteMatcherCache();
+installLazySpecValidator();
 
 /** The contract's body limit for every operation (info.x-gateway-limits.maxBodyBytes; DECISIONS.md "Limits not shown"). */
 export const BODY_LIMIT_BYTES = gatewayLimits.maxBodyBytes;
@@ -74,7 +76,36 @@ function documentFor(operations: readonly OperationFacts[]): OpenApiDocument {
     }
     if (!(['get', 'put', 'post', 'delete', 'patch'] as const).some((m) => item[m])) delete copy.paths[path];
   }
+  pruneUnreferencedComponents(copy);
   return copy;
+}
+
+/**
+ * Drops the components that no kept operation reaches through `$ref`: the validator prepares
+ * every schema of the document at start-up, and the gateway's own six operations use a fraction
+ * of the contract's. Security schemes stay (operations name them without a `$ref`).
+ */
+function pruneUnreferencedComponents(document: OpenApiDocument): void {
+  const components = (document.components ?? {}) as Record<string, Record<string, unknown>>;
+  const reached = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/') && !reached.has(value)) {
+        reached.add(value);
+        const [, , kind, name] = value.split('/');
+        visit(components[kind!]?.[name!]);
+      } else {
+        visit(value);
+      }
+    }
+  };
+  visit(document.paths);
+  for (const [kind, entries] of Object.entries(components)) {
+    if (kind === 'securitySchemes') continue;
+    for (const name of Object.keys(entries)) if (!reached.has(`#/components/${kind}/${name}`)) delete entries[name];
+  }
 }
 
 /**
