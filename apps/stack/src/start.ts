@@ -9,8 +9,9 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-// Only the assertion module: the whole kit (Express, the validator) would add ~0.4 s before anything starts.
-import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit/assertion';
+// Only the key files: the whole kit (Express, the validator) would add ~0.4 s before anything
+// starts, and the assertion module ~50 ms more (jose, loaded only when keys must be created).
+import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit/assertion-keys';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const require = createRequire(import.meta.url);

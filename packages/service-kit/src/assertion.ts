@@ -118,29 +118,7 @@ export function requireGatewayAssertion(publicKey: CryptoKey, audience: string):
   };
 }
 
-export interface AssertionKeyFiles {
-  privateKeyFile: string;
-  publicKeyFile: string;
-}
-
-/** The development key pair under `<dataDir>/keys/`, created on first use (private key readable by the owner only). */
-export function assertionKeyFiles(dataDir: string): AssertionKeyFiles {
-  return {
-    privateKeyFile: `${dataDir}/keys/assertion.private.jwk.json`,
-    publicKeyFile: `${dataDir}/keys/assertion.public.jwk.json`,
-  };
-}
-
-export async function ensureAssertionKeys(files: AssertionKeyFiles): Promise<void> {
-  const { existsSync, mkdirSync, writeFileSync } = await import('node:fs');
-  const { dirname } = await import('node:path');
-  if (existsSync(files.privateKeyFile) && existsSync(files.publicKeyFile)) return;
-  const keys = await generateAssertionKeys();
-  mkdirSync(dirname(files.privateKeyFile), { recursive: true });
-  mkdirSync(dirname(files.publicKeyFile), { recursive: true });
-  writeFileSync(files.privateKeyFile, JSON.stringify(keys.privateJwk), { mode: 0o600 });
-  writeFileSync(files.publicKeyFile, JSON.stringify(keys.publicJwk));
-}
+export { assertionKeyFiles, ensureAssertionKeys, type AssertionKeyFiles } from './assertion-keys.js';
 
 /** Reads a JWK file, or null when it does not exist. */
 export async function readAssertionKey(file: string): Promise<CryptoKey | null> {
