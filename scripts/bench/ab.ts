@@ -1,0 +1,56 @@
+/**
+ * CPU per request of two builds of the stack, interleaved, for judging one
+ * change on this noisy machine: `BENCH_AB_BASE=<other checkout> npx tsx
+ * scripts/bench/ab.ts <whoami|getMind> [rounds]`. The other checkout is a
+ * built clone of the repository at the commit to compare with (for example
+ * `git clone . /tmp/base && git -C /tmp/base checkout <commit> && (cd /tmp/base
+ * && npm install && npx turbo run build)`). Both stacks run at once; each
+ * round loads one and then the other for 3 s (alternating which goes first),
+ * and the median of the rounds is printed. BENCH_AB_HEAD_ENV adds environment
+ * to this checkout's services only (JSON), to compare a setting.
+ */
+import autocannon from 'autocannon';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { repoRoot } from './processes.js';
+
+const path = process.argv[2] === 'whoami' ? 'whoami' : 'getMind';
+const rounds = Number(process.argv[3] ?? 8);
+if (!process.env.BENCH_AB_BASE) throw new Error('set BENCH_AB_BASE to a built checkout of the commit to compare with');
+const checkouts = { base: resolve(process.env.BENCH_AB_BASE), head: repoRoot };
+const headEnv = process.env.BENCH_AB_HEAD_ENV ? (JSON.parse(process.env.BENCH_AB_HEAD_ENV) as Record<string, string>) : {};
+
+/** CPU milliseconds a process has used (clock ticks of 10 ms). */
+const cpuMs = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+type StackModule = typeof import('./stack.js');
+const setups = [];
+for (const [name, checkout] of Object.entries(checkouts)) {
+  const { startStack, readyMind } = (await import(`${checkout}/scripts/bench/stack.ts`)) as StackModule;
+  const stack = await startStack({ databaseUrl: process.env.BENCH_DATABASE_URL || undefined, env: name === 'head' ? headEnv : {} });
+  const token = (await stack.issue(path === 'whoami' ? 'api_key' : 'bridge_session')).token;
+  const url = path === 'whoami' ? `${stack.gatewayUrl}/v1/whoami` : `${stack.gatewayUrl}/v1/minds/services/${await readyMind(stack, token)}`;
+  const headers = { authorization: `Bearer ${token}` };
+  await autocannon({ url, connections: 10, duration: 2, headers }); // warm-up
+  setups.push({ name, stack, url, headers, gateway: [] as number[], minds: [] as number[], rps: [] as number[] });
+}
+try {
+  for (let round = 0; round < rounds; round++) {
+    for (const setup of round % 2 ? [...setups].reverse() : setups) {
+      const before = { gateway: cpuMs(setup.stack.gateway.pid!), minds: cpuMs(setup.stack.minds.pid!) };
+      const result = await autocannon({ url: setup.url, connections: 10, duration: 3, headers: setup.headers });
+      setup.gateway.push(((cpuMs(setup.stack.gateway.pid!) - before.gateway) * 1000) / result.requests.total);
+      setup.minds.push(((cpuMs(setup.stack.minds.pid!) - before.minds) * 1000) / result.requests.total);
+      setup.rps.push(result.requests.average);
+    }
+  }
+  for (const s of setups) {
+    console.log(`${s.name} (${checkouts[s.name as keyof typeof checkouts]}): ${path} ${Math.round(median(s.rps))} req/s; CPU per request: gateway ${Math.round(median(s.gateway))} µs, minds ${Math.round(median(s.minds))} µs`);
+  }
+} finally {
+  for (const s of setups) await s.stack.close();
+}
