@@ -80,6 +80,9 @@ async function growTo(db: Database, mindId: string, scope: { org: string; projec
   if (db.driver === 'postgres') await db.query('ANALYZE memory_events');
 }
 
+/** Events inserted one by one for the insert rate. */
+const sample = 2000;
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 async function searchTimes(db: Database, scope: { org: string; project: string; mind: string }, term: string, runs: number) {
@@ -114,20 +117,34 @@ export async function runSearch(options: { sizes: Record<string, number[]>; runs
   for (const [driver, sizes] of Object.entries(options.sizes)) {
     if (driver === 'postgres' && !process.env.BENCH_DATABASE_URL) continue;
     const dir = mkdtempSync(join(tmpdir(), 'bench-search-'));
-    const schema = `bench_search_${Date.now()}`;
-    const db = await openDatabase(driver === 'postgres' ? { url: process.env.BENCH_DATABASE_URL, schema, migrationsDir } : { dataDir: join(dir, 'minds'), schema: 'minds', migrationsDir });
+    const schemas: string[] = [];
+    const open = async (name: string, options: { analyzeIntervalMs?: number } = {}) => {
+      const schema = `bench_search_${Date.now()}_${name}`;
+      schemas.push(schema);
+      return openDatabase(
+        driver === 'postgres' ? { url: process.env.BENCH_DATABASE_URL, schema, migrationsDir } : { dataDir: join(dir, name), schema: 'minds', migrationsDir, ...options },
+      );
+    };
+    const scope = { org: 'org_bench', project: 'prj_bench' };
+    // The insert rate of a fresh Mind through the service's own insert (one statement per event, as
+    // the API does it), on a database opened as the service opens it.
+    const fresh = await open('inserts');
     try {
-      const scope = { org: 'org_bench', project: 'prj_bench' };
-      const mind = await newMind(db, scope);
-      // The insert rate through the service's own insert (one statement per event, as the API does it).
-      const memoryScope = { mindId: mind, org: scope.org, project: scope.project, namespace: OWNER_NAMESPACE };
+      const memoryScope = { mindId: await newMind(fresh, scope), org: scope.org, project: scope.project, namespace: OWNER_NAMESPACE };
       const started = performance.now();
-      const sample = 2000;
       for (let i = 0; i < sample; i++) {
-        await insertEvent(db, memoryScope, { id: randomUUID(), content: `warm-up event ${i} about the ${vocabulary[i % 16]}`, timestamp: '2026-11-21T12:00:00Z' });
+        await insertEvent(fresh, memoryScope, { id: randomUUID(), content: `warm-up event ${i} about the ${vocabulary[i % 16]}`, timestamp: '2026-11-21T12:00:00Z' });
       }
       report.insertRates.push({ driver, perSecond: Math.round(sample / ((performance.now() - started) / 1000)) });
-      let current = sample;
+    } finally {
+      await fresh.close();
+    }
+    // Growth by SQL packs hours of inserts into seconds: on PGlite the driver's ANALYZE (autovacuum's
+    // rule) runs after every batch instead of at most every 10 s, as it would have over those hours.
+    const db = await open('growth', { analyzeIntervalMs: 0 });
+    try {
+      const mind = await newMind(db, scope);
+      let current = 0;
       for (const size of sizes) {
         const loadStart = performance.now();
         await growTo(db, mind, scope, current, size);
@@ -142,7 +159,7 @@ export async function runSearch(options: { sizes: Record<string, number[]>; runs
         }
       }
     } finally {
-      if (driver === 'postgres') await db.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
+      if (driver === 'postgres') for (const schema of schemas) await db.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
       await db.close();
       rmSync(dir, { recursive: true, force: true });
     }

@@ -47,4 +47,10 @@ export interface OpenDatabaseOptions {
    * Default 10 000 ms, minimum 2 000. Every opener of one directory must use the same value.
    */
   lockStaleMs?: number;
+  /**
+   * PGlite has no autovacuum; the driver analyzes by its rule, but at most once per this many
+   * milliseconds (default 10 000), like autovacuum's naptime: while a fresh table fills, the rule
+   * alone would re-analyze it every 10% of growth.
+   */
+  analyzeIntervalMs?: number;
 }

@@ -1,6 +1,7 @@
 /**
  * PGlite has no autovacuum: the driver runs ANALYZE itself once enough rows were written
- * (autovacuum's rule, 50 + 10% of the rows at the last ANALYZE), so the planner sees the data.
+ * (autovacuum's rule, 50 + 10% of the rows at the last ANALYZE), at most once per interval, so
+ * the planner sees the data.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/index.js';
@@ -35,7 +36,7 @@ async function settle(db: Database) {
 describe('statistics on pglite', () => {
   let db: Database;
   beforeAll(async () => {
-    db = await target('pglite').open({ migrationsDir: migrationsDir(schema) });
+    db = await target('pglite').open({ migrationsDir: migrationsDir(schema), analyzeIntervalMs: 0 });
     return () => db.close();
   });
 
@@ -63,5 +64,25 @@ describe('statistics on pglite', () => {
     await db.query(`UPDATE notes SET kind = 'rare' WHERE id > 400 AND id <= 1000`); // 1000 written in all
     await settle(db);
     expect(await estimatedRows(db, `kind = 'rare'`)).toBeGreaterThanOrEqual(900);
+  });
+});
+
+describe('statistics on pglite, paced', () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await target('pglite').open({ migrationsDir: migrationsDir(schema), analyzeIntervalMs: 1_000 });
+    return () => db.close();
+  });
+
+  it('are refreshed at most once per interval, and at its end without waiting for another write', async () => {
+    await db.query(`INSERT INTO notes SELECT i, 'common' FROM generate_series(1, 1000) AS i`);
+    await settle(db);
+    expect(await estimatedRows(db, `kind = 'rare'`)).toBeLessThanOrEqual(10);
+    await db.query(`UPDATE notes SET kind = 'rare' WHERE id <= 500`); // crosses the line within the interval
+    await settle(db);
+    expect(await estimatedRows(db, `kind = 'rare'`)).toBeLessThanOrEqual(10);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await settle(db);
+    expect(await estimatedRows(db, `kind = 'rare'`)).toBeGreaterThanOrEqual(400);
   });
 });
