@@ -198,6 +198,32 @@ describe('readiness and tenancy', () => {
     }
   });
 
+  it("every memory operation records the Mind's activity; a refused one records nothing", async () => {
+    const lastActivity = async (id: string) =>
+      (await h.service.db.query<{ at: Date }>('SELECT last_activity_at AS at FROM minds WHERE mind_id = $1', [id])).rows[0]!.at.getTime();
+    const mind = await readyMind(h, owner, { name: 'Sandbox active' });
+    let seen = await lastActivity(mind.mind_id);
+    const storageId = (await insert(event('activity'), owner, mind.mind_id)).body.id;
+    for (const operation of [
+      () => get(storageId, owner, mind.mind_id),
+      () => search({ text: 'activity' }, owner, mind.mind_id),
+      () => h.call('PUT', `/v1/minds/memory/episodic/${storageId}?mind=${mind.mind_id}`, { as: owner, body: { event_id: randomUUID(), content: 'x' } }),
+    ]) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await operation();
+      const now = await lastActivity(mind.mind_id);
+      expect(now).toBeGreaterThan(seen);
+      seen = now;
+    }
+    expect((await search({ text: 'activity' }, human({ org: 'org_mem', project: 'prj_neighbour' }), mind.mind_id)).status).toBe(404);
+    expect(await lastActivity(mind.mind_id)).toBe(seen);
+    await h.call('POST', `/v1/minds/services/${mind.mind_id}/stop`, { as: owner, body: { expected_generation: 1 }, headers: { 'idempotency-key': randomUUID() } });
+    await waitForMind(h, owner, mind.mind_id, 'stopped');
+    const stopped = await lastActivity(mind.mind_id);
+    expect((await search({ text: 'activity' }, owner, mind.mind_id)).status).toBe(409);
+    expect(await lastActivity(mind.mind_id)).toBe(stopped);
+  });
+
   it('another organization or project gets NOT_FOUND mind_not_found and reads nothing', async () => {
     const storageId = (await insert(event('secret plans'))).body.id;
     for (const stranger of [human({ org: 'org_mem', project: 'prj_neighbour' }), human({ org: 'org_other', project: 'prj_mem' })]) {

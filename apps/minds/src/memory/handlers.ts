@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { Schemas } from '@gateway-minds/contract';
 import { ApiError, requestContext } from '@gateway-minds/service-kit';
 import { agentCaller, humanCaller } from '../auth.js';
+import type { MindStatus } from '../controller/state.js';
 import type { Deps } from '../deps.js';
 import { mindNotFound, tenantOf } from '../minds/lifecycle.js';
 import { findMind, touchActivity } from '../minds/store.js';
@@ -10,8 +11,11 @@ import { SEARCH_LIMIT_DEFAULT, SEARCH_RANKING_WINDOW } from '../spec.js';
 import { ACCESSED_MIND_COLUMNS, authorizeAgent, type AccessedMind, type AgentNeed } from './agent-access.js';
 import { getEvent, insertEvent, OWNER_NAMESPACE, searchEvents, updateEventContent, type MemoryScope } from './store.js';
 
+/** The status in which a Mind's memory can be used. */
+const READY: MindStatus = 'ready';
+
 function requireReady(mind: AccessedMind): void {
-  if (mind.status !== 'ready') {
+  if (mind.status !== READY) {
     throw new ApiError('MIND_NOT_READY', `The Mind is ${mind.status}, not ready for memory operations.`, { reason: 'mind_not_ready' });
   }
 }
@@ -23,14 +27,22 @@ function mindQuery(req: Request): string {
 export function memoryHandlers(deps: Deps) {
   const { db } = deps;
 
-  /** The owner's namespace of a ready Mind of the caller's organization and project. */
+  /**
+   * The owner's namespace of a ready Mind of the caller's organization and project. The common case
+   * (ready) is one statement that also records the activity; only a refusal reads the Mind again to
+   * tell a missing Mind (404) from one that is not ready (409).
+   */
   async function ownerScope(req: Request, res: Response): Promise<MemoryScope> {
-    const caller = humanCaller(res);
-    const mind = await findMind(db, tenantOf(caller), mindQuery(req), { columns: ACCESSED_MIND_COLUMNS });
+    const tenant = tenantOf(humanCaller(res));
+    const mindId = mindQuery(req);
+    if (await touchActivity(db, tenant, mindId, { onlyIf: READY })) {
+      return { mindId, org: tenant.org, project: tenant.project, namespace: OWNER_NAMESPACE };
+    }
+    const mind = await findMind(db, tenant, mindId, { columns: ACCESSED_MIND_COLUMNS });
     if (!mind) throw mindNotFound();
     requireReady(mind);
-    await touchActivity(db, tenantOf(caller), mind.mind_id);
-    return { mindId: mind.mind_id, org: mind.organization_id, project: mind.project_id, namespace: OWNER_NAMESPACE };
+    await touchActivity(db, tenant, mindId); // it became ready between the two statements
+    return { mindId, org: tenant.org, project: tenant.project, namespace: OWNER_NAMESPACE };
   }
 
   /** The namespace an attached agent may use: capability first (403/401), then readiness (409). */

@@ -117,10 +117,15 @@ export async function mindExists(db: Queryable, tenant: Tenant, mindId: string):
   return (await findMind(db, tenant, mindId, { columns: ['mind_id'] })) !== undefined;
 }
 
-/** Records activity on a Mind (memory use, lifecycle), reported as usage's last_activity_at. */
-export async function touchActivity(db: Queryable, tenant: Tenant, mindId: string): Promise<void> {
-  await db.query(
-    `UPDATE minds SET last_activity_at = now() WHERE mind_id = $1 AND organization_id = $2 AND project_id = $3`,
-    [mindId, tenant.org, tenant.project],
+/**
+ * Records activity on a Mind (memory use, lifecycle), reported as usage's last_activity_at; with
+ * `onlyIf`, only while the Mind has that status. Whether it was recorded (the tenant's Mind exists,
+ * in that status).
+ */
+export async function touchActivity(db: Queryable, tenant: Tenant, mindId: string, options: { onlyIf?: MindStatus } = {}): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE minds SET last_activity_at = now() WHERE mind_id = $1 AND organization_id = $2 AND project_id = $3 AND ($4::text IS NULL OR status = $4)`,
+    [mindId, tenant.org, tenant.project, options.onlyIf ?? null],
   );
+  return rowCount > 0;
 }
