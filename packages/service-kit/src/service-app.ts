@@ -14,11 +14,11 @@ import { dereference, gatewayLimits, type ErrorCode, type JsonSchema, type OpenA
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { byteLimitViolations, hasByteLimits } from './byte-limits.js';
 import { ApiError, envelopeOf, errorHeaders, type ValidationIssue } from './errors.js';
+import { installLazySpecValidator } from './lazy-spec-validator.js';
 import type { Logger } from './logger.js';
+import { middlewareChain } from './middleware-chain.js';
 import { createOperationRouter, type OperationRouter } from './operation-router.js';
 import { newRequestId } from './request-id.js';
-import { middlewareChain } from './middleware-chain.js';
-import { installLazySpecValidator } from './lazy-spec-validator.js';
 import { installRouteMatcherCache } from './route-matcher-cache.js';
 
 installRouteMatcherCache();
