@@ -5,7 +5,8 @@ import type { RequestHandler } from 'express';
  * `app.use` layer with its own pass (path match, params merge, promise check), which was a tenth
  * of the gateway's CPU on `whoami` with eight layers before the validator. The semantics are the
  * router's: `next()` goes on, `next(error)` leaves for the error handlers, a thrown error or a
- * rejected promise is passed on as `next(error)`.
+ * rejected promise is passed on as `next(error)`. `next('route')` and `next('router')` are not
+ * supported (they would be taken for errors): no step uses them.
  */
 export function middlewareChain(...steps: (RequestHandler | undefined)[]): RequestHandler {
   const handlers = steps.filter((step): step is RequestHandler => step !== undefined);
