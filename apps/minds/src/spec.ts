@@ -66,14 +66,23 @@ function extension<T>(holder: Record<string, unknown> | undefined, name: string,
   return value as T;
 }
 
+/** The operation object of an operation in the contract document, found by its path and method. */
+function operationObject(operation: OperationFacts) {
+  return openapiDocument.paths[operation.path]?.[operation.method];
+}
+
+/** An x- extension on an operation object. */
+function operationExtension<T>(operation: OperationFacts, name: string): T {
+  return extension<T>(operationObject(operation) as Record<string, unknown> | undefined, name, operation.operationId);
+}
+
 /** Usage window: positive and at most x-max-window-days (93) on minds_getUsage. */
-export const USAGE_WINDOW_MAX_MS =
-  extension<number>(openapiDocument.paths[operationTable.minds_getUsage.path]?.get as Record<string, unknown> | undefined, 'x-max-window-days', 'minds_getUsage') * DAY_MS;
+export const USAGE_WINDOW_MAX_MS = operationExtension<number>(operationTable.minds_getUsage, 'x-max-window-days') * DAY_MS;
 
 /** A memory search ranks only the newest x-ranking-window matching events, per search operation. */
 export const SEARCH_RANKING_WINDOW = {
-  owner: extension<number>(openapiDocument.paths[operationTable.minds_searchMemory.path]?.post as Record<string, unknown> | undefined, 'x-ranking-window', 'minds_searchMemory'),
-  agent: extension<number>(openapiDocument.paths[operationTable.minds_agentSearchMemory.path]?.post as Record<string, unknown> | undefined, 'x-ranking-window', 'minds_agentSearchMemory'),
+  owner: operationExtension<number>(operationTable.minds_searchMemory, 'x-ranking-window'),
+  agent: operationExtension<number>(operationTable.minds_agentSearchMemory, 'x-ranking-window'),
 };
 
 /** Attachment `expiresAt`: in the future and at most x-max-days-ahead (30) days after server time. */
@@ -100,8 +109,7 @@ export const CREATION_CONTEXT_HEADER = headerNamed(operationTable.minds_createMi
 
 /** The schema default of a query parameter of an operation (e.g. the Mind list's `limit`). */
 export function queryParameterDefault(operation: OperationFacts, name: string): unknown {
-  const operationObject = openapiDocument.paths[operation.path]?.[operation.method];
-  const parameter = operationObject?.parameters?.find((p) => p.name === name && p.in === 'query');
+  const parameter = operationObject(operation)?.parameters?.find((p) => p.name === name && p.in === 'query');
   const value = parameter?.schema?.default;
   if (value === undefined) throw new Error(`${operation.operationId} has no default for query parameter ${name}`);
   return value;
