@@ -25,6 +25,9 @@ export type AgentNeed = 'read' | 'write';
 export const ACCESSED_MIND_COLUMNS = ['mind_id', 'organization_id', 'project_id', 'status'] as const satisfies readonly (keyof MindRow)[];
 export type AccessedMind = Pick<MindRow, (typeof ACCESSED_MIND_COLUMNS)[number]>;
 
+/** The Mind of the agent's organization (and its project, when the credential is bound to one). */
+const AGENT_MIND_SQL = `SELECT ${ACCESSED_MIND_COLUMNS.join(', ')} FROM minds WHERE mind_id = $1 AND organization_id = $2 AND ($3::text IS NULL OR project_id = $3)`;
+
 export interface AgentAccess {
   mind: AccessedMind;
   namespace: string;
@@ -42,10 +45,7 @@ export function invalidCapability(): ApiError {
 }
 
 export async function authorizeAgent(db: Queryable, caller: AgentCaller, mindId: string, group: string | null, need: AgentNeed, now = Date.now()): Promise<AgentAccess> {
-  const { rows: minds } = await db.query<AccessedMind>(
-    `SELECT ${ACCESSED_MIND_COLUMNS.join(', ')} FROM minds WHERE mind_id = $1 AND organization_id = $2 AND ($3::text IS NULL OR project_id = $3)`,
-    [mindId, caller.org, caller.project],
-  );
+  const { rows: minds } = await db.query<AccessedMind>(AGENT_MIND_SQL, [mindId, caller.org, caller.project]);
   const mind = minds[0];
   if (!mind) throw invalidCapability();
   const { rows: candidates } = await db.query<CandidateRow>(

@@ -49,6 +49,7 @@ interface EventRow {
 const EVENT_COLUMNS = ['storage_id', 'event_id', 'content', 'event_timestamp', 'event_type', 'summary', 'tags', 'created_at', 'updated_at'] as const satisfies readonly (keyof EventRow)[];
 
 const SCOPE = 'mind_id = $1 AND organization_id = $2 AND project_id = $3 AND namespace = $4';
+const GET_EVENT_SQL = `SELECT ${EVENT_COLUMNS.join(', ')} FROM memory_events WHERE ${SCOPE} AND storage_id = $5`;
 const scopeParams = (s: MemoryScope) => [s.mindId, s.org, s.project, s.namespace];
 
 /** Stores the event under a new storage id (never the caller's event id) and returns it. */
@@ -64,10 +65,7 @@ export async function insertEvent(db: Queryable, scope: MemoryScope, event: Even
 }
 
 export async function getEvent(db: Queryable, scope: MemoryScope, storageId: string): Promise<MemoryItem | null> {
-  const { rows } = await db.query<EventRow>(`SELECT ${EVENT_COLUMNS.join(', ')} FROM memory_events WHERE ${SCOPE} AND storage_id = $5`, [
-    ...scopeParams(scope),
-    storageId,
-  ]);
+  const { rows } = await db.query<EventRow>(GET_EVENT_SQL, [...scopeParams(scope), storageId]);
   const row = rows[0];
   if (!row) return null;
   return { storage_id: row.storage_id, ...toHit(row), created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };

@@ -11,7 +11,7 @@ import type { Deps } from '../deps.js';
 import { IDEMPOTENCY_KEYS, requestFingerprint, runOnce, type StoredResponse } from '../replay.js';
 import { CREATION_CONTEXT_HEADER, IDEMPOTENCY_HEADER, LIST_LIMIT_DEFAULT, SCHEMA_VERSION } from '../spec.js';
 import { resolveCapacity } from './profiles.js';
-import { findMind, MIND_VIEW_COLUMNS, mindExists, toMind, type MindRow, type Tenant } from './store.js';
+import { findMind, MIND_VIEW_COLUMNS, mindExists, toMind, type MindRow, type MindView, type Tenant } from './store.js';
 
 /** The services every Mind runs (the interface's examples: memory). */
 export const MIND_SERVICES = ['memory'];
@@ -39,6 +39,15 @@ function replayScope(caller: HumanCaller, key: string) {
   return { org: caller.org, project: caller.project, principal: caller.principal, key };
 }
 
+/** A page of the tenant's Minds after the cursor, oldest first: the columns the list shows. */
+const LIST_SQL = `
+  SELECT ${MIND_VIEW_COLUMNS.join(', ')} FROM minds
+   WHERE organization_id = $1 AND project_id = $2
+     AND ($3::uuid IS NULL OR (created_at, mind_id) > (
+           SELECT created_at, mind_id FROM minds WHERE mind_id = $3 AND organization_id = $1 AND project_id = $2))
+   ORDER BY created_at, mind_id
+   LIMIT $4`;
+
 export function lifecycleHandlers(deps: Deps) {
   const { db } = deps;
 
@@ -49,15 +58,7 @@ export function lifecycleHandlers(deps: Deps) {
     if (after) {
       if (!(await mindExists(db, tenantOf(caller), after))) throw new ApiError('INVALID_QUERY', '`after` is not a Mind of this list.', { reason: 'cursor_not_found' });
     }
-    const { rows } = await db.query<MindRow>(
-      `SELECT * FROM minds
-        WHERE organization_id = $1 AND project_id = $2
-          AND ($3::uuid IS NULL OR (created_at, mind_id) > (
-                SELECT created_at, mind_id FROM minds WHERE mind_id = $3 AND organization_id = $1 AND project_id = $2))
-        ORDER BY created_at, mind_id
-        LIMIT $4`,
-      [caller.org, caller.project, after, limit + 1],
-    );
+    const { rows } = await db.query<MindView>(LIST_SQL, [caller.org, caller.project, after, limit + 1]);
     const page = rows.slice(0, limit);
     const body: Schemas['MindList'] = {
       schema_version: SCHEMA_VERSION,
