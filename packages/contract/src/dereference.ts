@@ -1,5 +1,43 @@
 import type { OpenApiDocument } from './document-types.js';
 
+/** The keys of an internal `$ref` (`#/components/schemas/Mind`), JSON-pointer escapes undone. */
+function refKeys(ref: string): string[] {
+  if (!ref.startsWith('#/')) throw new Error(`only internal refs are supported: ${ref}`);
+  return ref.slice(2).split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function lookupRef(document: object, ref: string): unknown {
+  let node: unknown = document;
+  for (const key of refKeys(ref)) node = (node as Record<string, unknown> | undefined)?.[key];
+  if (node === undefined) throw new Error(`unresolved ref ${ref}`);
+  return node;
+}
+
+/**
+ * Deletes, in place, the components that the document's paths do not reach through `$ref`,
+ * directly or through other components: a validator given part of the paths then prepares only
+ * what they use. Security schemes stay (operations name them without a `$ref`).
+ */
+export function pruneUnreachableComponents(document: OpenApiDocument): void {
+  const reached = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key !== '$ref') visit(value);
+      else if (typeof value === 'string' && !reached.has(value)) {
+        reached.add(value);
+        visit(lookupRef(document, value));
+      }
+    }
+  };
+  visit(document.paths);
+  for (const [kind, entries] of Object.entries((document.components ?? {}) as Record<string, Record<string, unknown>>)) {
+    if (kind === 'securitySchemes') continue;
+    for (const name of Object.keys(entries)) if (!reached.has(`#/components/${kind}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`)) delete entries[name];
+  }
+}
+
 /**
  * Resolves every internal `$ref` (`#/components/...`) of a document, in memory.
  * Each component is resolved once and shared, so the result stays as small as
@@ -10,16 +48,7 @@ import type { OpenApiDocument } from './document-types.js';
 export function dereference<T extends object = OpenApiDocument>(document: T): T {
   const resolved = new Map<string, unknown>();
 
-  function lookup(ref: string): unknown {
-    if (!ref.startsWith('#/')) throw new Error(`only internal refs are supported: ${ref}`);
-    let node: unknown = document;
-    for (const segment of ref.slice(2).split('/')) {
-      const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
-      node = (node as Record<string, unknown> | undefined)?.[key];
-    }
-    if (node === undefined) throw new Error(`unresolved ref ${ref}`);
-    return node;
-  }
+  const lookup = (ref: string) => lookupRef(document, ref);
 
   function walk(node: unknown): unknown {
     if (Array.isArray(node)) return node.map(walk);

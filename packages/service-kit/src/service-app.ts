@@ -10,7 +10,7 @@
  */
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { dereference, gatewayLimits, type ErrorCode, type JsonSchema, type OpenApiDocument, type OperationFacts } from '@gateway-minds/contract';
+import { dereference, gatewayLimits, pruneUnreachableComponents, type ErrorCode, type JsonSchema, type OpenApiDocument, type OperationFacts } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { byteLimitViolations, hasByteLimits } from './byte-limits.js';
 import { ApiError, envelopeOf, errorHeaders, type ValidationIssue } from './errors.js';
@@ -76,36 +76,9 @@ function documentFor(operations: readonly OperationFacts[]): OpenApiDocument {
     }
     if (!(['get', 'put', 'post', 'delete', 'patch'] as const).some((m) => item[m])) delete copy.paths[path];
   }
-  pruneUnreferencedComponents(copy);
+  // The validator prepares every schema of the document at start-up; the gateway's own six operations use a fraction.
+  pruneUnreachableComponents(copy);
   return copy;
-}
-
-/**
- * Drops the components that no kept operation reaches through `$ref`: the validator prepares
- * every schema of the document at start-up, and the gateway's own six operations use a fraction
- * of the contract's. Security schemes stay (operations name them without a `$ref`).
- */
-function pruneUnreferencedComponents(document: OpenApiDocument): void {
-  const components = (document.components ?? {}) as Record<string, Record<string, unknown>>;
-  const reached = new Set<string>();
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(visit);
-    if (!node || typeof node !== 'object') return;
-    for (const [key, value] of Object.entries(node)) {
-      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/') && !reached.has(value)) {
-        reached.add(value);
-        const [, , kind, name] = value.split('/');
-        visit(components[kind!]?.[name!]);
-      } else {
-        visit(value);
-      }
-    }
-  };
-  visit(document.paths);
-  for (const [kind, entries] of Object.entries(components)) {
-    if (kind === 'securitySchemes') continue;
-    for (const name of Object.keys(entries)) if (!reached.has(`#/components/${kind}/${name}`)) delete entries[name];
-  }
 }
 
 /**
