@@ -10,8 +10,8 @@
  * to this checkout's services only (JSON), to compare a setting.
  */
 import autocannon from 'autocannon';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { cpuMs, median } from './figures.js';
 import { repoRoot } from './processes.js';
 
 const path = process.argv[2] === 'whoami' ? 'whoami' : 'getMind';
@@ -20,12 +20,6 @@ if (!process.env.BENCH_AB_BASE) throw new Error('set BENCH_AB_BASE to a built ch
 const checkouts = { base: resolve(process.env.BENCH_AB_BASE), head: repoRoot };
 const headEnv = process.env.BENCH_AB_HEAD_ENV ? (JSON.parse(process.env.BENCH_AB_HEAD_ENV) as Record<string, string>) : {};
 
-/** CPU milliseconds a process has used (clock ticks of 10 ms). */
-const cpuMs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 type StackModule = typeof import('./stack.js');
 const setups = [];

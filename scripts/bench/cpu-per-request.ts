@@ -7,7 +7,7 @@
  * puts the stack on PostgreSQL; BENCH_CPU_PROFILE_DIR adds V8 profiles.
  */
 import autocannon from 'autocannon';
-import { readFileSync } from 'node:fs';
+import { cpuMs } from './figures.js';
 import { readyMind, startStack } from './stack.js';
 
 const path = process.argv[2] === 'whoami' ? 'whoami' : 'getMind';
@@ -17,11 +17,6 @@ try {
   const token = (await stack.issue(path === 'whoami' ? 'api_key' : 'bridge_session')).token;
   const url = path === 'whoami' ? `${stack.gatewayUrl}/v1/whoami` : `${stack.gatewayUrl}/v1/minds/services/${await readyMind(stack, token)}`;
   const headers = { authorization: `Bearer ${token}` };
-  /** CPU milliseconds a process has used (clock ticks of 10 ms). */
-  const cpuMs = (pid: number | 'self') => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  };
   const sample = () => ({ gateway: cpuMs(stack.gateway.pid!), minds: cpuMs(stack.minds.pid!), autocannon: cpuMs('self') });
   await autocannon({ url, connections, duration: 2, headers }); // warm-up
   const before = sample();

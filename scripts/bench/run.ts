@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './processes.js';
 import { runPipeline } from './pipeline.js';
-import { runSearch } from './search.js';
+import { runSearch, searchTerms } from './search.js';
 import { runStartup } from './startup.js';
 import { runThroughput, type ThroughputReport } from './throughput.js';
 
@@ -121,7 +121,7 @@ if (sections.includes('search')) {
     ['PostgreSQL p50 ≤ 5 ms at 100k', ...judged('postgres', 100_000, 'p50', 5)],
     ['PostgreSQL p99 ≤ 20 ms at 100k', ...judged('postgres', 100_000, 'p99', 20)],
     ['PGlite p50 ≤ 15 ms at 100k', ...judged('pglite', 100_000, 'p50', 15)],
-    ...['zephyrine', 'orchid invoice', 'orchid'].map((term) => ['PostgreSQL growth 10k → 1M well under linear (100× the events)', ...growth('postgres', term)]),
+    ...searchTerms.map((term) => ['PostgreSQL growth 10k → 1M well under linear (100× the events)', ...growth('postgres', term)]),
   ]);
   for (const plan of report.plans) {
     say(`Plan of the service's search for "${plan.term}" on ${plan.driver} at ${plan.events} events:`);

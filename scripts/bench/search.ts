@@ -12,6 +12,7 @@ import { openDatabase, type Database } from '@gateway-minds/db';
 import { migrationsDir } from '../../apps/minds/src/service.js';
 import { insertEvent, OWNER_NAMESPACE, SEARCH_SQL, searchEvents, searchParams } from '../../apps/minds/src/memory/store.js';
 import { SEARCH_RANKING_WINDOW } from '../../apps/minds/src/spec.js';
+import { percentile } from './figures.js';
 
 /** The owner search's ranking window (x-ranking-window in the spec). */
 const rankingWindow = SEARCH_RANKING_WINDOW.owner;
@@ -27,7 +28,8 @@ export interface SearchRow {
   index: string;
 }
 
-const terms = ['zephyrine', 'orchid invoice', 'orchid'];
+/** A word in 0.1% of events, a pair in 0.8%, a word in 12%. */
+export const searchTerms = ['zephyrine', 'orchid invoice', 'orchid'];
 const indexNames: Record<string, string> = { memory_events_search: 'GIN (text)', memory_events_recent: 'recency' };
 
 export interface SearchReport {
@@ -82,8 +84,6 @@ async function growTo(db: Database, mindId: string, scope: { org: string; projec
 
 /** Events inserted one by one for the insert rate. */
 const sample = 2000;
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 async function searchTimes(db: Database, scope: { org: string; project: string; mind: string }, term: string, runs: number) {
   const memoryScope = { mindId: scope.mind, org: scope.org, project: scope.project, namespace: OWNER_NAMESPACE };
@@ -150,7 +150,7 @@ export async function runSearch(options: { sizes: Record<string, number[]>; runs
         await growTo(db, mind, scope, current, size);
         console.log(`  ${driver}: grew to ${size} events in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
         current = size;
-        for (const term of terms) {
+        for (const term of searchTerms) {
           const timing = await searchTimes(db, { ...scope, mind }, term, options.runs);
           const text = await plan(db, { ...scope, mind }, term);
           const indexes = [...new Set(text.match(/memory_events_\w+/g) ?? [])].map((name) => indexNames[name] ?? name);

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { median } from './figures.js';
 import { freePort, repoRoot, stop } from './processes.js';
 
 async function timeToFirst200(command: string[], env: Record<string, string>, url: string): Promise<number> {
@@ -28,8 +29,6 @@ async function timeToFirst200(command: string[], env: Record<string, string>, ur
     await stop(child);
   }
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Each start-up timed `rounds` times, interleaved (empty directory, existing directory, mock), median reported. */
 export async function runStartup(rounds = 3): Promise<{ what: string; seconds: number; runs: number[] }[]> {

@@ -7,6 +7,7 @@
 import autocannon from 'autocannon';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import { median } from './figures.js';
 import { forkServer, freePort, repoRoot, rssMiB, stop } from './processes.js';
 import { call, readyMind, sentence, startStack, type Stack } from './stack.js';
 
@@ -32,8 +33,6 @@ export interface RowResult {
   p99: number;
   errors: number;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function measure(target: Target, options: ThroughputOptions): Promise<RowResult> {
   const result = await autocannon({

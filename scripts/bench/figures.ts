@@ -1,0 +1,14 @@
+/** The small statistics the benchmark scripts share. */
+import { readFileSync } from 'node:fs';
+
+/** The middle value (the upper one of an even count). */
+export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** The value at fraction p of values already sorted ascending. */
+export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+
+/** CPU milliseconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
+export function cpuMs(pid: number | 'self'): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
