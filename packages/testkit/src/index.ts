@@ -20,10 +20,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { pgliteTemplate } from '@gateway-minds/db/testing';
-
-export { pgliteTemplate };
 import { loadConfig, startGateway, type Gateway } from '@gateway-minds/gateway';
 import { assertionKeyFiles, ensureAssertionKeys, type CredentialKind } from '@gateway-minds/service-kit';
+
+export { pgliteTemplate };
 
 export interface IssuedCredential {
   id: string;
