@@ -11,13 +11,14 @@
  */
 import autocannon from 'autocannon';
 import { resolve } from 'node:path';
-import { cpuMs, median } from './figures.js';
+import { cpuMs, median, postgresCpuMs } from './figures.js';
 import { repoRoot } from './processes.js';
 
 const path = process.argv[2] === 'whoami' ? 'whoami' : 'getMind';
 const rounds = Number(process.argv[3] ?? 8);
 if (!process.env.BENCH_AB_BASE) throw new Error('set BENCH_AB_BASE to a built checkout of the commit to compare with');
 const checkouts = { base: resolve(process.env.BENCH_AB_BASE), head: repoRoot };
+const onPostgres = Boolean(process.env.BENCH_DATABASE_URL);
 const headEnv = process.env.BENCH_AB_HEAD_ENV ? (JSON.parse(process.env.BENCH_AB_HEAD_ENV) as Record<string, string>) : {};
 
 
@@ -30,20 +31,22 @@ for (const [name, checkout] of Object.entries(checkouts)) {
   const url = path === 'whoami' ? `${stack.gatewayUrl}/v1/whoami` : `${stack.gatewayUrl}/v1/minds/services/${await readyMind(stack, token)}`;
   const headers = { authorization: `Bearer ${token}` };
   await autocannon({ url, connections: 10, duration: 2, headers }); // warm-up
-  setups.push({ name, stack, url, headers, gateway: [] as number[], minds: [] as number[], rps: [] as number[] });
+  setups.push({ name, stack, url, headers, gateway: [] as number[], minds: [] as number[], postgres: [] as number[], rps: [] as number[] });
 }
 try {
   for (let round = 0; round < rounds; round++) {
     for (const setup of round % 2 ? [...setups].reverse() : setups) {
-      const before = { gateway: cpuMs(setup.stack.gateway.pid!), minds: cpuMs(setup.stack.minds.pid!) };
+      const before = { gateway: cpuMs(setup.stack.gateway.pid!), minds: cpuMs(setup.stack.minds.pid!), postgres: onPostgres ? postgresCpuMs() : 0 };
       const result = await autocannon({ url: setup.url, connections: 10, duration: 3, headers: setup.headers });
       setup.gateway.push(((cpuMs(setup.stack.gateway.pid!) - before.gateway) * 1000) / result.requests.total);
       setup.minds.push(((cpuMs(setup.stack.minds.pid!) - before.minds) * 1000) / result.requests.total);
+      // Only one stack is under load at a time, so the server's CPU in the window is this stack's.
+      if (onPostgres) setup.postgres.push(((postgresCpuMs() - before.postgres) * 1000) / result.requests.total);
       setup.rps.push(result.requests.average);
     }
   }
   for (const s of setups) {
-    console.log(`${s.name} (${checkouts[s.name as keyof typeof checkouts]}): ${path} ${Math.round(median(s.rps))} req/s; CPU per request: gateway ${Math.round(median(s.gateway))} µs, minds ${Math.round(median(s.minds))} µs`);
+    console.log(`${s.name} (${checkouts[s.name as keyof typeof checkouts]}): ${path} ${Math.round(median(s.rps))} req/s; CPU per request: gateway ${Math.round(median(s.gateway))} µs, minds ${Math.round(median(s.minds))} µs${onPostgres ? `, postgres ${Math.round(median(s.postgres))} µs` : ''}`);
   }
 } finally {
   for (const s of setups) await s.stack.close();
