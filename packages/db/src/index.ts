@@ -7,7 +7,7 @@ import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
 import type { Database, OpenDatabaseOptions } from './types.js';
 
-export type { Database, IsolationLevel, OpenDatabaseOptions, Queryable, QueryResult, TransactionOptions } from './types.js';
+export type { Database, IsolationLevel, OpenDatabaseOptions, Queryable, QueryOptions, QueryResult, TransactionOptions } from './types.js';
 export { readMigrations, type Migration } from './migrations.js';
 
 /** Schema names are spliced into SQL and connection options, so only plain lower-case identifiers pass. */

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { migrate, type MigrationConnection } from './migrations.js';
 import { mapArray, OID, parseDate, parseInt8, parseNumeric } from './parsers.js';
 import { assertNotInTransaction, isolationSql, runInTransactionScope } from './scope.js';
-import type { Database, OpenDatabaseOptions, QueryResult, Queryable, TransactionOptions } from './types.js';
+import type { Database, OpenDatabaseOptions, QueryOptions, QueryResult, Queryable, TransactionOptions } from './types.js';
 
 /** PostgreSQL through a `pg` Pool whose connections all start with search_path set to the service's schema. */
 export async function openPostgres(options: OpenDatabaseOptions, url: string): Promise<Database> {
@@ -97,6 +97,40 @@ async function transact<T>(client: pg.PoolClient, begin: string, fn: () => Promi
   }
 }
 
+/**
+ * A parameterised statement is prepared once per connection under a name given to its text, and
+ * from then on only bound and executed: the server neither parses nor analyses it again, and after
+ * five calls it may reuse one plan (measured on the forwarded getMind: the server's CPU per request
+ * fell from 167 to 85 µs). Statements are constants of the code, so the names stay few; past the
+ * bound, and with `planEachCall`, a statement runs unnamed, parsed and planned for each call.
+ */
+const statementNames = new Map<string, string>();
+const MAX_NAMED_STATEMENTS = 2000;
+
+function statement(sql: string, params: unknown[] | undefined, options: QueryOptions | undefined): pg.QueryConfig {
+  if (!params) return { text: sql };
+  let name: string | undefined;
+  if (!options?.planEachCall) {
+    name = statementNames.get(sql);
+    if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
+      name = `s${statementNames.size}`;
+      statementNames.set(sql, name);
+    }
+  }
+  return { name, text: sql, values: params };
+}
+
+/**
+ * A prepared statement's result columns are fixed when it is prepared: if a migration run by another
+ * replica changes them (a column added to a table read with `*`), the server refuses the statement
+ * from then on with SQLSTATE 0A000, and the connection holding it is not used again.
+ */
+function preparedStatementStale(error: unknown): boolean {
+  // Matched by the server function that raises it: the message text follows lc_messages.
+  const { code, routine } = error as { code?: string; routine?: string };
+  return code === '0A000' && routine === 'RevalidateCachedQuery';
+}
+
 function toResult<Row>(result: pg.QueryResult): QueryResult<Row> {
   return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
 }
@@ -106,9 +140,16 @@ class PostgresDatabase implements Database {
 
   constructor(private readonly pool: pg.Pool) {}
 
-  async query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<Row>> {
+  async query<Row = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<Row>> {
     assertNotInTransaction(this);
-    return toResult<Row>(await this.pool.query(sql, params));
+    try {
+      return toResult<Row>(await this.pool.query(statement(sql, params, options)));
+    } catch (error) {
+      if (!preparedStatementStale(error)) throw error;
+      // pg-pool has destroyed the connection, and its statements with it; nothing was done, so
+      // the statement runs once more, unnamed, as other connections may hold the same stale one.
+      return toResult<Row>(await this.pool.query({ text: sql, values: params }));
+    }
   }
 
   async exec(sql: string): Promise<void> {
@@ -122,15 +163,24 @@ class PostgresDatabase implements Database {
     const begin = `BEGIN ISOLATION LEVEL ${isolationSql(options?.isolation)}`;
     const client = await this.pool.connect();
     const watch = watchClient(client);
+    let stale: Error | undefined;
     const tx: Queryable = {
-      query: async <Row>(sql: string, params?: unknown[]) => toResult<Row>(await client.query(sql, params)),
+      query: async <Row>(sql: string, params?: unknown[], options?: QueryOptions) => {
+        try {
+          return toResult<Row>(await client.query(statement(sql, params, options)));
+        } catch (error) {
+          // The transaction has failed; the connection holding the stale statement is not reused.
+          if (preparedStatementStale(error)) stale = error as Error;
+          throw error;
+        }
+      },
     };
     try {
       return await transact(client, begin, () => runInTransactionScope(this, () => fn(tx)), watch);
     } finally {
       watch.stop();
       // A connection that failed is closed rather than handed to the next caller.
-      client.release(watch.error ?? false);
+      client.release(watch.error ?? stale ?? false);
     }
   }
 

@@ -6,9 +6,20 @@ export interface QueryResult<Row> {
   rowCount: number;
 }
 
+export interface QueryOptions {
+  /**
+   * Plan the statement for its parameter values on every call. On PostgreSQL a parameterised
+   * statement is prepared once per connection, and after five calls the server may settle on one
+   * generic plan for all values. A statement whose best plan depends on the values (a text search:
+   * a rare word reads the text index, a common one walks the recency index) must not get one.
+   * PGlite plans every statement on every call anyway.
+   */
+  planEachCall?: boolean;
+}
+
 export interface Queryable {
   /** One statement, `$1`-style parameters. Pass JSON values as `JSON.stringify(value)`: `pg` would send a JS array as a PostgreSQL array. */
-  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<Row>>;
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<Row>>;
 }
 
 export type IsolationLevel = 'read committed' | 'repeatable read' | 'serializable';

@@ -119,6 +119,7 @@ export const SEARCH_SQL = `
 export const searchParams = (scope: MemoryScope, text: string, limit: number, rankingWindow: number) => [...scopeParams(scope), text, limit, rankingWindow];
 
 export async function searchEvents(db: Queryable, scope: MemoryScope, text: string, limit: number, rankingWindow: number): Promise<SearchHit[]> {
-  const { rows } = await db.query<EventRow>(SEARCH_SQL, searchParams(scope, text, limit, rankingWindow));
+  // The plan depends on the words searched for (see SEARCH_SQL): never one generic plan for all.
+  const { rows } = await db.query<EventRow>(SEARCH_SQL, searchParams(scope, text, limit, rankingWindow), { planEachCall: true });
   return rows.map(toHit);
 }
