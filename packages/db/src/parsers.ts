@@ -4,6 +4,7 @@
  * number or a BigInt, numeric as a string, date as a UTC Date, and bytea as a Uint8Array.
  * Timestamps (Date) and json/jsonb (parsed) already agree and keep their default parsers.
  */
+import pg from 'pg';
 
 export const OID = {
   bytea: 17,
@@ -45,4 +46,22 @@ export function parseBytea(text: string): Buffer {
 export function mapArray(value: unknown, parse: (text: string) => unknown): unknown {
   if (Array.isArray(value)) return value.map((item) => mapArray(item, parse));
   return typeof value === 'string' ? parse(value) : value;
+}
+
+/**
+ * `pg`'s text-format parsers with the overrides above: the PostgreSQL pool's, and the one PGlite's
+ * prepared statements read rows with. Its own instance, so other pg users in the process keep the
+ * library defaults.
+ */
+export function typeParsers(): pg.CustomTypesConfig {
+  const types = new pg.TypeOverrides();
+  // pg's text[] parser splits any array literal into (nested) strings and nulls; the elements are then parsed like their scalar.
+  const getDefaultParser = pg.types.getTypeParser as (oid: number) => (text: string) => unknown;
+  const splitTextArray = getDefaultParser(1009 /* text[] */);
+  types.setTypeParser(OID.int8, parseInt8);
+  types.setTypeParser(OID.int8Array, (text: string) => mapArray(splitTextArray(text), parseInt8));
+  types.setTypeParser(OID.numeric, parseNumeric);
+  types.setTypeParser(OID.date, parseDate);
+  types.setTypeParser(1182 /* date[] */, (text: string) => mapArray(splitTextArray(text), parseDate));
+  return types;
 }

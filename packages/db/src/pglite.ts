@@ -1,13 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { PGlite, type Results } from '@electric-sql/pglite';
+import { PGlite } from '@electric-sql/pglite';
 import lockfile from 'proper-lockfile';
-import { inlineParams } from './inline-params.js';
 import { migrate } from './migrations.js';
-import { OID, parseBytea, parseDate, parseInt8, parseNumeric } from './parsers.js';
+import { OID, parseBytea, parseDate, parseInt8, parseNumeric, typeParsers } from './parsers.js';
+import { PgliteStatements } from './pglite-statements.js';
 import { assertNotInTransaction, isolationSql, runInTransactionScope } from './scope.js';
-import type { Database, OpenDatabaseOptions, QueryResult, Queryable, TransactionOptions } from './types.js';
+import type { Database, OpenDatabaseOptions, QueryOptions, QueryResult, Queryable, TransactionOptions } from './types.js';
 
 /**
  * Embedded PostgreSQL (PGlite, WebAssembly) in one data directory.
@@ -61,7 +61,8 @@ export async function openPglite(options: OpenDatabaseOptions, dataDir: string):
       options.schema,
       options.migrationsDir,
     );
-    return new PgliteDatabase(pg, state, releaseLock, new AutoAnalyze(pg, await rowsInSchema(pg), options.analyzeIntervalMs ?? 10_000, () => !state.lost));
+    const analyze = new AutoAnalyze(pg, await rowsInSchema(pg), options.analyzeIntervalMs ?? 10_000, () => !state.lost);
+    return new PgliteDatabase(pg, new PgliteStatements(pg, typeParsers()), state, releaseLock, analyze);
   } catch (error) {
     await opened?.close().catch(() => {});
     await releaseLock?.();
@@ -136,7 +137,7 @@ class AutoAnalyze {
   ) {}
 
   /** Counts a statement's written rows and starts (or schedules) an ANALYZE when they cross the line. */
-  note(result: Pick<Results, 'command' | 'affectedRows'>): void {
+  note(result: { command?: string; affectedRows?: number }): void {
     if (!result.command || !writeCommands.has(result.command)) return;
     this.#written += result.affectedRows ?? 0;
     if (this.#running || this.#scheduled || this.#closed || this.#written < 50 + 0.1 * this.rowsAtLastAnalyze) return;
@@ -182,19 +183,6 @@ class AutoAnalyze {
   }
 }
 
-function toResult<Row>(result: Results<Row>): QueryResult<Row> {
-  return { rows: result.rows, rowCount: result.rowCount ?? 0 };
-}
-
-type Runner = Pick<PGlite, 'query' | 'exec'>;
-
-/** One statement: as a simple query with its parameters inlined where they can be, else with the extended protocol. */
-async function run<Row>(pg: Runner, sql: string, params: unknown[] | undefined, analyze: AutoAnalyze): Promise<QueryResult<Row>> {
-  const inlined = inlineParams(sql, params ?? []);
-  const result = inlined === undefined ? await pg.query<Row>(sql, params) : ((await pg.exec(inlined)).at(-1) as Results<Row>);
-  analyze.note(result);
-  return toResult(result);
-}
 
 class PgliteDatabase implements Database {
   readonly driver = 'pglite' as const;
@@ -202,6 +190,7 @@ class PgliteDatabase implements Database {
 
   constructor(
     private readonly pg: PGlite,
+    private readonly statements: PgliteStatements,
     private readonly lock: LockState,
     private readonly releaseLock: (() => Promise<void>) | undefined,
     private readonly analyze: AutoAnalyze,
@@ -213,10 +202,16 @@ class PgliteDatabase implements Database {
     if (this.#closed) throw new Error('database is closed');
   }
 
-  async query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<Row>> {
+  async query<Row = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<Row>> {
     this.#checkUsable();
     await yieldToEventLoop();
-    return run<Row>(this.pg, sql, params, this.analyze);
+    return this.#run<Row>(sql, params, options, false);
+  }
+
+  async #run<Row>(sql: string, params: unknown[] | undefined, options: QueryOptions | undefined, inTransaction: boolean): Promise<QueryResult<Row>> {
+    const result = await this.statements.run<Row>(sql, params ?? [], options, inTransaction);
+    this.analyze.note({ command: result.command, affectedRows: result.rowCount });
+    return { rows: result.rows, rowCount: result.rowCount };
   }
 
   async exec(sql: string): Promise<void> {
@@ -234,9 +229,9 @@ class PgliteDatabase implements Database {
       // setting it anyway keeps current_setting('transaction_isolation') the same as on PostgreSQL.
       await tx.query(`SET TRANSACTION ISOLATION LEVEL ${isolation}`);
       const scoped: Queryable = {
-        query: async <Row>(sql: string, params?: unknown[]) => {
+        query: async <Row>(sql: string, params?: unknown[], options?: QueryOptions) => {
           await yieldToEventLoop();
-          return run<Row>(tx, sql, params, this.analyze);
+          return this.#run<Row>(sql, params, options, true);
         },
       };
       return runInTransactionScope(this, () => fn(scoped));

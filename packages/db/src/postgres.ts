@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { migrate, type MigrationConnection } from './migrations.js';
-import { mapArray, OID, parseDate, parseInt8, parseNumeric } from './parsers.js';
+import { typeParsers } from './parsers.js';
+import { MAX_NAMED_STATEMENTS, preparedStatementStale } from './prepared-statements.js';
 import { assertNotInTransaction, isolationSql, runInTransactionScope } from './scope.js';
 import type { Database, OpenDatabaseOptions, QueryOptions, QueryResult, Queryable, TransactionOptions } from './types.js';
 
@@ -23,20 +24,6 @@ export async function openPostgres(options: OpenDatabaseOptions, url: string): P
     throw error;
   }
   return new PostgresDatabase(pool);
-}
-
-/** The pool's own parsers, so other pg users in the process keep the library defaults. */
-function typeParsers(): pg.CustomTypesConfig {
-  const types = new pg.TypeOverrides();
-  // pg's text[] parser splits any array literal into (nested) strings and nulls; the elements are then parsed like their scalar.
-  const getDefaultParser = pg.types.getTypeParser as (oid: number) => (text: string) => unknown;
-  const splitTextArray = getDefaultParser(1009 /* text[] */);
-  types.setTypeParser(OID.int8, parseInt8);
-  types.setTypeParser(OID.int8Array, (text: string) => mapArray(splitTextArray(text), parseInt8));
-  types.setTypeParser(OID.numeric, parseNumeric);
-  types.setTypeParser(OID.date, parseDate);
-  types.setTypeParser(1182 /* date[] */, (text: string) => mapArray(splitTextArray(text), parseDate));
-  return types;
 }
 
 /**
@@ -101,11 +88,11 @@ async function transact<T>(client: pg.PoolClient, begin: string, fn: () => Promi
  * A parameterised statement is prepared once per connection under a name given to its text, and
  * from then on only bound and executed: the server neither parses nor analyses it again, and after
  * five calls it may reuse one plan (measured on the forwarded getMind: the server's CPU per request
- * fell from 167 to 85 µs). Statements are constants of the code, so the names stay few; past the
- * bound, and with `planEachCall`, a statement runs unnamed, parsed and planned for each call.
+ * fell from 167 to 85 µs). Past the bound, and with `planEachCall`, a statement runs unnamed,
+ * parsed and planned for each call. A statement left stale by another replica's migration is
+ * refused (preparedStatementStale); the connection holding it is not used again.
  */
 const statementNames = new Map<string, string>();
-const MAX_NAMED_STATEMENTS = 2000;
 
 function statement(sql: string, params: unknown[] | undefined, options: QueryOptions | undefined): pg.QueryConfig {
   if (!params) return { text: sql };
@@ -118,17 +105,6 @@ function statement(sql: string, params: unknown[] | undefined, options: QueryOpt
     }
   }
   return { name, text: sql, values: params };
-}
-
-/**
- * A prepared statement's result columns are fixed when it is prepared: if a migration run by another
- * replica changes them (a column added to a table read with `*`), the server refuses the statement
- * from then on with SQLSTATE 0A000, and the connection holding it is not used again.
- */
-function preparedStatementStale(error: unknown): boolean {
-  // Matched by the server function that raises it: the message text follows lc_messages.
-  const { code, routine } = error as { code?: string; routine?: string };
-  return code === '0A000' && routine === 'RevalidateCachedQuery';
 }
 
 function toResult<Row>(result: pg.QueryResult): QueryResult<Row> {

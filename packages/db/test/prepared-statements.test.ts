@@ -1,42 +1,56 @@
 /**
- * PostgreSQL: parameterised statements are prepared once per connection and reused; `planEachCall`
- * keeps a statement unnamed; a statement left stale by another process's migration is recovered.
+ * Both drivers prepare a parameterised statement once (per PostgreSQL connection, per PGlite
+ * backend) and reuse it; `planEachCall` keeps a statement unnamed; a statement whose result columns
+ * changed under it is prepared again; values of every kind travel as `pg` sends them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
 import type { Database, Queryable } from '../src/index.js';
-import { cleanUp, migrationsDir, postgresUrl, target, type Target } from './support/db.js';
+import { cleanUp, drivers, migrationsDir, target } from './support/db.js';
 
 afterAll(cleanUp);
 
 const schema = {
   '0001_init.sql': `
     CREATE TABLE items (id integer PRIMARY KEY, label text NOT NULL);
-    INSERT INTO items VALUES (1, 'a'), (2, 'b');`,
+    INSERT INTO items VALUES (1, 'a'), (2, 'b');
+    CREATE TABLE notes (id integer PRIMARY KEY, body text NOT NULL);
+    CREATE TABLE kinds (id integer PRIMARY KEY, tags text[], doc jsonb, raw bytea, at timestamptz, flag boolean, big bigint);`,
 };
 
 /** The statements prepared on the connection `on` runs on. */
 async function prepared(on: Queryable): Promise<string[]> {
-  const { rows } = await on.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements', undefined);
+  const { rows } = await on.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements');
   return rows.map((row) => row.statement);
 }
 
-describe.skipIf(!postgresUrl)('prepared statements on postgres', () => {
+const hostile = [
+  "'); DROP TABLE notes; --",
+  "\\'; DROP TABLE notes; --",
+  "''''",
+  '$1 $2 $$ $tag$',
+  '-- not a comment',
+  '/* not a comment */',
+  'back\\slash \\x00 \\n',
+  'emoji 🤖 and ünïcödé and 中文',
+  '"double" `tick`',
+  ' ',
+  '',
+];
+
+describe.each(drivers)('prepared statements on %s', (driver) => {
   let db: Database;
-  let where: Target;
   beforeAll(async () => {
-    where = target('postgres');
-    // One connection, so that every call meets the statements the previous ones prepared.
-    db = await where.open({ migrationsDir: migrationsDir(schema), poolSize: 1 });
+    // One PostgreSQL connection, so that every call meets the statements the previous ones prepared.
+    db = await target(driver).open({ migrationsDir: migrationsDir(schema), poolSize: 1 });
     return () => db.close();
   });
 
-  it('prepares a parameterised statement once per connection and reuses it', async () => {
+  it('prepares a parameterised statement once and reuses it', async () => {
     const sql = 'SELECT label FROM items WHERE id = $1';
     expect((await db.query(sql, [1])).rows).toEqual([{ label: 'a' }]);
     expect((await db.query(sql, [2])).rows).toEqual([{ label: 'b' }]);
-    const statements = await prepared(db);
-    expect(statements.filter((text) => text === sql)).toHaveLength(1);
+    await db.transaction(async (tx) => expect((await tx.query(sql, [1])).rows).toEqual([{ label: 'a' }]));
+    expect((await prepared(db)).filter((text) => text === sql)).toHaveLength(1);
   });
 
   it('prepares nothing for a statement planned on every call', async () => {
@@ -49,32 +63,51 @@ describe.skipIf(!postgresUrl)('prepared statements on postgres', () => {
     expect(await prepared(db)).not.toContain(sql);
   });
 
-  it('answers a statement whose result columns another process changed, and drops the stale connection', async () => {
-    const sql = 'SELECT * FROM items WHERE id = $1';
-    expect((await db.query(sql, [1])).rows).toEqual([{ id: 1, label: 'a' }]);
-    expect(await prepared(db)).toContain(sql);
-    // Another replica migrates: the prepared statement's result type no longer holds.
-    const other = new pg.Client({ connectionString: postgresUrl });
-    await other.connect();
-    try {
-      await other.query(`ALTER TABLE "${where.schema}".items ADD COLUMN note text`);
-    } finally {
-      await other.end();
-    }
-    expect((await db.query(sql, [1])).rows).toEqual([{ id: 1, label: 'a', note: null }]);
+  it('does not keep a statement that failed to parse, and reports the error', async () => {
+    const sql = 'SELECT no_such_column FROM items WHERE id = $1';
+    await expect(db.query(sql, [1])).rejects.toMatchObject({ code: '42703' });
+    await expect(db.query(sql, [1])).rejects.toMatchObject({ code: '42703' });
     expect(await prepared(db)).not.toContain(sql);
   });
 
-  it('fails a transaction that meets a stale statement, and does not reuse its connection', async () => {
-    const sql = 'SELECT * FROM items WHERE id = $1 AND id > 0';
-    await db.transaction(async (tx) => {
-      expect((await tx.query(sql, [2])).rows).toHaveLength(1);
-    });
+  it('answers a statement whose result columns changed since it was prepared', async () => {
+    const sql = 'SELECT * FROM items WHERE id = $1';
+    expect((await db.query(sql, [1])).rows).toEqual([{ id: 1, label: 'a' }]);
     expect(await prepared(db)).toContain(sql);
+    await db.exec('ALTER TABLE items ADD COLUMN note text');
+    expect((await db.query(sql, [1])).rows).toEqual([{ id: 1, label: 'a', note: null }]);
+    expect((await db.query(sql, [2])).rows).toEqual([{ id: 2, label: 'b', note: null }]);
+  });
+
+  it('fails a transaction that meets a stale statement once, then prepares it again', async () => {
+    const sql = 'SELECT * FROM items WHERE id = $1 AND id > 0';
+    await db.transaction(async (tx) => expect((await tx.query(sql, [2])).rows).toHaveLength(1));
     await db.exec('ALTER TABLE items ADD COLUMN extra integer');
     await expect(db.transaction((tx) => tx.query(sql, [2]))).rejects.toMatchObject({ code: '0A000' });
-    // The next caller gets a new connection: the statement is prepared afresh, for the new columns.
-    expect(await prepared(db)).not.toContain(sql);
     expect((await db.transaction((tx) => tx.query(sql, [2]))).rows).toEqual([{ id: 2, label: 'b', note: null, extra: null }]);
+  });
+
+  it('stores and finds every hostile string as sent, and runs nothing it carries', async () => {
+    for (const [id, body] of hostile.entries()) {
+      expect((await db.query('INSERT INTO notes (id, body) VALUES ($1, $2)', [id, body])).rowCount).toBe(1);
+    }
+    const { rows } = await db.query<{ id: number; body: string }>('SELECT id, body FROM notes ORDER BY id');
+    expect(rows.map((r) => r.body)).toEqual(hostile);
+    for (const body of hostile) {
+      expect((await db.query<{ id: number }>('SELECT id FROM notes WHERE body = $1', [body])).rows).toHaveLength(1);
+    }
+    expect((await db.query('UPDATE notes SET body = $1 WHERE id = $2', ['x', 999])).rowCount).toBe(0);
+  });
+
+  it('sends arrays, JSON text, bytes, instants, booleans, big integers and nulls as pg does', async () => {
+    const at = new Date('2026-11-22T07:30:00.123Z');
+    const values = [1, ['a', 'b,c', 'd"e', null], JSON.stringify({ k: [1, 'two'] }), Buffer.from([0, 1, 255]), at, true, 2 ** 53 - 1];
+    await db.query('INSERT INTO kinds (id, tags, doc, raw, at, flag, big) VALUES ($1, $2, $3, $4, $5, $6, $7)', values);
+    await db.query('INSERT INTO kinds (id, tags, doc, raw, at, flag, big) VALUES ($1, $2, $3, $4, $5, $6, $7)', [2, null, null, null, null, null, null]);
+    const { rows } = await db.query('SELECT * FROM kinds ORDER BY id');
+    expect(rows).toEqual([
+      { id: 1, tags: ['a', 'b,c', 'd"e', null], doc: { k: [1, 'two'] }, raw: Buffer.from([0, 1, 255]), at, flag: true, big: 2 ** 53 - 1 },
+      { id: 2, tags: null, doc: null, raw: null, at: null, flag: null, big: null },
+    ]);
   });
 });

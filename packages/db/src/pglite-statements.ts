@@ -1,0 +1,125 @@
+/**
+ * Statements on PGlite as prepared statements, spoken in the wire protocol directly.
+ *
+ * PGlite's `query()` answers a parameterised statement with five protocol round trips into its
+ * WebAssembly backend (parse, describe, bind, execute, sync), and `exec()` parses and plans the
+ * statement again on every call. Here a statement is parsed once per backend under a name, and
+ * each call sends bind, describe, execute and sync in one message. Measured on the Minds row read
+ * (24 columns, PGlite 0.5.16): 324 µs through `query()`, 188 µs through `exec()` with the values
+ * written in as literals, 119 µs as a named statement.
+ *
+ * Values are sent and rows are read exactly as `pg` does it (its `prepareValue`, its text-format
+ * type parsers with the shared overrides), so a row reads the same on both drivers by construction.
+ */
+import type { PGlite } from '@electric-sql/pglite';
+import type pg from 'pg';
+import pgUtils from 'pg/lib/utils.js';
+import { serialize, type DatabaseError } from 'pg-protocol';
+import type { BackendMessage, CommandCompleteMessage, DataRowMessage, RowDescriptionMessage } from 'pg-protocol/dist/messages.js';
+import { Parser } from 'pg-protocol/dist/parser.js';
+import { MAX_NAMED_STATEMENTS, preparedStatementStale } from './prepared-statements.js';
+import type { QueryOptions } from './types.js';
+
+export interface StatementResult<Row> {
+  rows: Row[];
+  /** The command tag's verb (SELECT, INSERT, ...), and the rows it returned or changed. */
+  command: string | undefined;
+  rowCount: number;
+}
+
+export class PgliteStatements {
+  /** Statement text → the name it is prepared under on this backend. */
+  readonly #names = new Map<string, string>();
+  #nextName = 0;
+
+  constructor(
+    private readonly pg: PGlite,
+    private readonly types: pg.CustomTypesConfig,
+  ) {}
+
+  /**
+   * Runs one statement. `inTransaction`: the caller holds PGlite's transaction lock (inside
+   * `transaction()`); otherwise this takes it, as `query()` does, so the statement never lands
+   * inside another caller's transaction.
+   */
+  async run<Row>(sql: string, params: readonly unknown[], options: QueryOptions | undefined, inTransaction: boolean): Promise<StatementResult<Row>> {
+    const send = () => this.#send<Row>(sql, params, options, inTransaction);
+    try {
+      return await (inTransaction ? send() : this.pg._runExclusiveTransaction(send));
+    } catch (error) {
+      if (!preparedStatementStale(error)) throw error;
+      // The statement's result columns changed (DDL since it was prepared): it is prepared again
+      // under a new name. Inside a transaction the transaction has failed and cannot retry.
+      this.#names.delete(sql);
+      if (inTransaction) throw error;
+      return this.pg._runExclusiveTransaction(send);
+    }
+  }
+
+  async #send<Row>(sql: string, params: readonly unknown[], options: QueryOptions | undefined, inTransaction: boolean): Promise<StatementResult<Row>> {
+    let name = options?.planEachCall ? '' : this.#names.get(sql);
+    const parts: Buffer[] = [];
+    let naming: string | undefined;
+    if (name === undefined) {
+      name = this.#names.size < MAX_NAMED_STATEMENTS ? `s${this.#nextName++}` : '';
+      naming = name || undefined;
+    }
+    if (name === '' || naming) parts.push(serialize.parse({ name, text: sql, types: [] }));
+    parts.push(
+      serialize.bind({ statement: name, values: params.map((value) => pgUtils.prepareValue(value)) }),
+      serialize.describe({ type: 'P', name: '' }),
+      serialize.execute({}),
+      serialize.sync(),
+    );
+    const message = Buffer.concat(parts);
+    // The same lock PGlite's own query() takes around its protocol exchange.
+    const reply = await this.pg._runExclusiveQuery(() =>
+      // PGlite syncs its filesystem after each statement outside a transaction; so does this.
+      this.pg.execProtocolRaw(new Uint8Array(message.buffer, message.byteOffset, message.byteLength), { syncToFs: !inTransaction }),
+    );
+    const result = this.#read<Row>(reply);
+    if (naming && result.parsed) this.#names.set(sql, naming);
+    if (result.error) throw result.error;
+    return result;
+  }
+
+  #read<Row>(reply: Uint8Array): StatementResult<Row> & { parsed: boolean; error: DatabaseError | undefined } {
+    const rows: Row[] = [];
+    let parsers: { name: string; parse: (text: string) => unknown }[] = [];
+    let command: string | undefined;
+    let rowCount = 0;
+    let parsed = false;
+    let error: DatabaseError | undefined;
+    new Parser().parse(Buffer.from(reply.buffer, reply.byteOffset, reply.byteLength), (message: BackendMessage) => {
+      switch (message.name) {
+        case 'parseComplete':
+          parsed = true;
+          break;
+        case 'rowDescription':
+          parsers = (message as RowDescriptionMessage).fields.map((field) => ({ name: field.name, parse: this.types.getTypeParser(field.dataTypeID, 'text') }));
+          break;
+        case 'dataRow': {
+          const values = (message as DataRowMessage).fields;
+          const row: Record<string, unknown> = {};
+          for (let i = 0; i < parsers.length; i++) {
+            const value = values[i];
+            row[parsers[i]!.name] = value === null || value === undefined ? null : parsers[i]!.parse(value);
+          }
+          rows.push(row as Row);
+          break;
+        }
+        case 'commandComplete': {
+          // "SELECT 3", "UPDATE 2", "INSERT 0 1": the verb first, the count last.
+          const tag = (message as CommandCompleteMessage).text.split(' ');
+          command = tag[0];
+          rowCount = Number(tag.at(-1)) || 0;
+          break;
+        }
+        case 'error':
+          error = message as DatabaseError;
+          break;
+      }
+    });
+    return { rows, command, rowCount, parsed, error };
+  }
+}
