@@ -7,7 +7,7 @@
 import autocannon from 'autocannon';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { median } from './figures.js';
+import { cpuMs, median, postgresCpuMs } from './figures.js';
 import { forkServer, freePort, repoRoot, rssMiB, stop } from './processes.js';
 import { call, readyMind, sentence, startStack, type Stack } from './stack.js';
 
@@ -23,7 +23,9 @@ interface Target {
   url: string;
   headers?: Record<string, string>;
   body?: string;
-  pid?: number;
+  /** The processes that serve the row (load generator excluded), and whether PostgreSQL's do too. */
+  pids: number[];
+  postgres?: boolean;
 }
 
 export interface RowResult {
@@ -32,9 +34,14 @@ export interface RowResult {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU microseconds the serving processes spent per request: steadier than req/s on a shared host. */
+  cpuPerRequest: number;
 }
 
+const serverCpuMs = (target: Target) => target.pids.reduce((sum, pid) => sum + cpuMs(pid), target.postgres ? postgresCpuMs() : 0);
+
 async function measure(target: Target, options: ThroughputOptions): Promise<RowResult> {
+  const cpuBefore = serverCpuMs(target);
   const result = await autocannon({
     url: target.url,
     method: target.method,
@@ -49,6 +56,7 @@ async function measure(target: Target, options: ThroughputOptions): Promise<RowR
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
+    cpuPerRequest: ((serverCpuMs(target) - cpuBefore) * 1000) / Math.max(1, result.requests.total),
   };
 }
 
@@ -60,11 +68,12 @@ async function fillMemory(stack: Stack, session: string, mindId: string): Promis
   }
 }
 
-function searchTarget(name: string, gatewayUrl: string, mindId: string, session: string): Target {
+function searchTarget(name: string, stack: Stack, mindId: string, session: string): Target {
   return {
     name,
     method: 'POST',
-    url: `${gatewayUrl}/v1/minds/search?mind=${mindId}`,
+    url: `${stack.gatewayUrl}/v1/minds/search?mind=${mindId}`,
+    pids: [stack.gateway.pid!, stack.minds.pid!],
     headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' },
     body: JSON.stringify({ text: 'garden river', limit: 20 }),
   };
@@ -82,7 +91,7 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     const port = async (script: string, env: Record<string, string> = {}) => {
       const p = await freePort();
       children.push(await forkServer(script, { PORT: String(p), ...env }));
-      return { url: `http://127.0.0.1:${p}`, pid: children.at(-1)!.pid };
+      return { url: `http://127.0.0.1:${p}`, pid: children.at(-1)!.pid! };
     };
     const mindPath = (id: string) => `/v1/minds/services/${id}`;
     const raw = await port('servers/raw-http.ts');
@@ -110,6 +119,11 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     const forwardingOnly = await startStack({ mindsUrl: stub.url });
     stacks.push(forwardingOnly);
     const stubSession = (await forwardingOnly.issue('bridge_session')).token;
+    // A third in front of the contract pipeline (request validation, no database): the most a
+    // validated Minds read can reach through this gateway on this machine, whatever its storage.
+    const pipelineBehindGateway = await startStack({ mindsUrl: requestOnly.url });
+    stacks.push(pipelineBehindGateway);
+    const pipelineSession = (await pipelineBehindGateway.issue('bridge_session')).token;
 
     const mockPort = await freePort();
     const prism = await import('node:child_process').then(({ spawn }) =>
@@ -125,18 +139,20 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     }
 
     const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+    const pids = (s: Stack) => [s.gateway.pid!, s.minds.pid!];
     const targets: Target[] = [
-      { name: 'raw node http, fixed JSON', method: 'GET', url: `${raw.url}/v1/whoami` },
-      { name: 'bare Express 5, fixed JSON', method: 'GET', url: `${bare.url}/v1/whoami` },
-      { name: 'contract pipeline getMind, request validation', method: 'GET', url: requestOnly.url + mindPath(mindId) },
-      { name: 'contract pipeline getMind, request + response validation', method: 'GET', url: both.url + mindPath(mindId) },
-      { name: 'gateway whoami (auth, validation)', method: 'GET', url: `${stack.gatewayUrl}/v1/whoami`, headers: bearer(apiKey), pid: stack.gateway.pid },
-      { name: 'gateway getMind forwarded to a stub upstream', method: 'GET', url: forwardingOnly.gatewayUrl + mindPath(mindId), headers: bearer(stubSession) },
-      { name: 'gateway getMind forwarded to Minds (PGlite)', method: 'GET', url: stack.gatewayUrl + mindPath(mindId), headers: bearer(session) },
-      ...(pgStack ? [{ name: 'gateway getMind forwarded to Minds (PostgreSQL)', method: 'GET' as const, url: pgStack.gatewayUrl + mindPath(pgMindId), headers: bearer(pgSession) }] : []),
-      searchTarget('gateway searchMemory (2k events, PGlite)', stack.gatewayUrl, mindId, session),
-      ...(pgStack ? [searchTarget('gateway searchMemory (2k events, PostgreSQL)', pgStack.gatewayUrl, pgMindId, pgSession)] : []),
-      { name: 'Prism mock getMind', method: 'GET', url: `http://127.0.0.1:${mockPort}${mindPath(mindId)}`, headers: bearer('bs_mock') },
+      { name: 'raw node http, fixed JSON', method: 'GET', url: `${raw.url}/v1/whoami`, pids: [raw.pid] },
+      { name: 'bare Express 5, fixed JSON', method: 'GET', url: `${bare.url}/v1/whoami`, pids: [bare.pid] },
+      { name: 'contract pipeline getMind, request validation', method: 'GET', url: requestOnly.url + mindPath(mindId), pids: [requestOnly.pid] },
+      { name: 'contract pipeline getMind, request + response validation', method: 'GET', url: both.url + mindPath(mindId), pids: [both.pid] },
+      { name: 'gateway whoami (auth, validation)', method: 'GET', url: `${stack.gatewayUrl}/v1/whoami`, headers: bearer(apiKey), pids: [stack.gateway.pid!] },
+      { name: 'gateway getMind forwarded to a stub upstream', method: 'GET', url: forwardingOnly.gatewayUrl + mindPath(mindId), headers: bearer(stubSession), pids: [forwardingOnly.gateway.pid!, stub.pid] },
+      { name: 'gateway getMind forwarded to the contract pipeline (no database)', method: 'GET', url: pipelineBehindGateway.gatewayUrl + mindPath(mindId), headers: bearer(pipelineSession), pids: [pipelineBehindGateway.gateway.pid!, requestOnly.pid] },
+      { name: 'gateway getMind forwarded to Minds (PGlite)', method: 'GET', url: stack.gatewayUrl + mindPath(mindId), headers: bearer(session), pids: pids(stack) },
+      ...(pgStack ? [{ name: 'gateway getMind forwarded to Minds (PostgreSQL)', method: 'GET' as const, url: pgStack.gatewayUrl + mindPath(pgMindId), headers: bearer(pgSession), pids: pids(pgStack), postgres: true }] : []),
+      searchTarget('gateway searchMemory (2k events, PGlite)', stack, mindId, session),
+      ...(pgStack ? [{ ...searchTarget('gateway searchMemory (2k events, PostgreSQL)', pgStack, pgMindId, pgSession), postgres: true }] : []),
+      { name: 'Prism mock getMind', method: 'GET', url: `http://127.0.0.1:${mockPort}${mindPath(mindId)}`, headers: bearer('bs_mock'), pids: [prism.pid!] },
     ];
 
     // Warm up: express-openapi-validator compiles an operation's validators on
@@ -168,6 +184,7 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
         p50: median(results.map((r) => r.p50)),
         p99: median(results.map((r) => r.p99)),
         errors: results.reduce((sum, r) => sum + r.errors, 0),
+        cpuPerRequest: median(results.map((r) => r.cpuPerRequest)),
       };
     });
     return { rows, memory };
