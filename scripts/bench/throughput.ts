@@ -60,6 +60,9 @@ async function measure(target: Target, options: ThroughputOptions): Promise<RowR
   };
 }
 
+/** Long enough for a stack that sat idle to be back at its steady rate (measured: 3 s). */
+const warmUpSeconds = (options: ThroughputOptions) => Math.min(3, options.durationSeconds);
+
 async function fillMemory(stack: Stack, session: string, mindId: string): Promise<void> {
   for (let i = 0; i < 2000; i++) {
     await call(stack.gatewayUrl, session, 'POST', `/v1/minds/memory/episodic?mind=${mindId}`, {
@@ -155,16 +158,18 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
       { name: 'Prism mock getMind', method: 'GET', url: `http://127.0.0.1:${mockPort}${mindPath(mindId)}`, headers: bearer('bs_mock'), pids: [prism.pid!] },
     ];
 
-    // Warm up: express-openapi-validator compiles an operation's validators on
-    // its first request, and V8 optimises hot paths; neither belongs in the figures.
-    for (const target of targets) await measure(target, { ...options, durationSeconds: 1 });
-
     const memory: ThroughputReport['memory'] = [];
     const idle = { gateway: await rssMiB(stack.gateway.pid), minds: await rssMiB(stack.minds.pid) };
     const perRow = new Map<string, RowResult[]>();
     let peak = { gateway: 0, minds: 0 };
     for (let round = 0; round < options.rounds; round++) {
       for (const target of targets) {
+        // Warm up right before each measured window, not once: express-openapi-validator compiles an
+        // operation's validators on first use and V8 optimises hot paths, and a stack left idle while
+        // the other rows run (about 40 s) comes back cold: measured, its first 5 s after 35 s idle
+        // ran at 1,557 req/s against 2,000 steady, its first second at 726. Without this the
+        // interleaving itself penalised the heaviest stacks.
+        await measure(target, { ...options, durationSeconds: warmUpSeconds(options) });
         const result = await measure(target, options);
         perRow.set(target.name, [...(perRow.get(target.name) ?? []), result]);
         peak = { gateway: Math.max(peak.gateway, await rssMiB(stack.gateway.pid)), minds: Math.max(peak.minds, await rssMiB(stack.minds.pid)) };
