@@ -1,13 +1,12 @@
 /**
- * Result parsing shared by both drivers, so a row reads the same whichever one produced it.
- * The drivers' defaults differ: `pg` returns int8 and numeric as strings, PGlite returns int8 as a
- * number or a BigInt, numeric as a string, date as a UTC Date, and bytea as a Uint8Array.
- * Timestamps (Date) and json/jsonb (parsed) already agree and keep their default parsers.
+ * Result parsing shared by both drivers, so a row reads the same whichever one produced it: both
+ * read rows with `pg`'s text-format parsers (typeParsers), with these overrides for the types whose
+ * `pg` default would surprise application code (int8 and numeric as strings, date as a local-midnight
+ * Date). Timestamps (Date), json/jsonb (parsed) and bytea (Buffer) keep `pg`'s defaults.
  */
 import pg from 'pg';
 
-export const OID = {
-  bytea: 17,
+const OID = {
   int8: 20,
   date: 1082,
   numeric: 1700,
@@ -19,7 +18,7 @@ export const OID = {
  * represent exactly throws rather than coming back as a different type or a rounded number.
  * Select such a column as `::text` if it can really exceed 2^53 - 1.
  */
-export function parseInt8(text: string): number {
+function parseInt8(text: string): number {
   const value = Number(text);
   if (!Number.isSafeInteger(value)) {
     throw new RangeError(`int8 value ${text} is outside JavaScript's safe integer range; select it as ::text`);
@@ -28,22 +27,17 @@ export function parseInt8(text: string): number {
 }
 
 /** numeric → number (a double: fine for amounts and ratios; select ::text where exact decimals matter). */
-export function parseNumeric(text: string): number {
+function parseNumeric(text: string): number {
   return Number(text);
 }
 
-/** date → 'YYYY-MM-DD': a calendar day is not an instant, and the drivers disagree on which midnight to pick. */
-export function parseDate(text: string): string {
+/** date → 'YYYY-MM-DD': a calendar day is not an instant, and pg's default Date picks a local midnight. */
+function parseDate(text: string): string {
   return text;
 }
 
-/** bytea ('\x0102') → Buffer, what `pg` returns. */
-export function parseBytea(text: string): Buffer {
-  return Buffer.from(text.slice(2), 'hex');
-}
-
 /** Applies parse to every leaf of a (possibly nested) array that a driver already split into strings. */
-export function mapArray(value: unknown, parse: (text: string) => unknown): unknown {
+function mapArray(value: unknown, parse: (text: string) => unknown): unknown {
   if (Array.isArray(value)) return value.map((item) => mapArray(item, parse));
   return typeof value === 'string' ? parse(value) : value;
 }

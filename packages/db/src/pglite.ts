@@ -4,7 +4,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import lockfile from 'proper-lockfile';
 import { migrate } from './migrations.js';
-import { OID, parseBytea, parseDate, parseInt8, parseNumeric, typeParsers } from './parsers.js';
+import { typeParsers } from './parsers.js';
 import { PgliteStatements } from './pglite-statements.js';
 import { assertNotInTransaction, isolationSql, runInTransactionScope } from './scope.js';
 import type { Database, OpenDatabaseOptions, QueryOptions, QueryResult, Queryable, TransactionOptions } from './types.js';
@@ -47,12 +47,8 @@ export async function openPglite(options: OpenDatabaseOptions, dataDir: string):
       // The default, spelled out: true acknowledges writes before the filesystem layer has them
       // (a no-op for Node's filesystem today, but not a setting to flip for speed).
       relaxedDurability: false,
-      parsers: {
-        [OID.int8]: parseInt8,
-        [OID.numeric]: parseNumeric,
-        [OID.date]: parseDate,
-        [OID.bytea]: parseBytea,
-      },
+      // No parsers: rows are read by PgliteStatements with pg's; PGlite's own query() reads only
+      // the driver's internal statements (migrations, statistics).
     }));
     // One backend, one session: a plain SET lasts for the life of the database.
     await pg.exec(`SET search_path TO "${options.schema}"`);
