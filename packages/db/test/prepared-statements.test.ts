@@ -3,6 +3,8 @@
  * backend) and reuse it; `planEachCall` keeps a statement unnamed; a statement whose result columns
  * changed under it is prepared again; values of every kind travel as `pg` sends them.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Queryable } from '../src/index.js';
 import { cleanUp, drivers, migrationsDir, target } from './support/db.js';
@@ -109,5 +111,27 @@ describe.each(drivers)('prepared statements on %s', (driver) => {
       { id: 1, tags: ['a', 'b,c', 'd"e', null], doc: { k: [1, 'two'] }, raw: Buffer.from([0, 1, 255]), at, flag: true, big: 2 ** 53 - 1 },
       { id: 2, tags: null, doc: null, raw: null, at: null, flag: null, big: null },
     ]);
+  });
+});
+
+describe('statements on pglite', () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await target('pglite').open({ migrationsDir: migrationsDir(schema) });
+    return () => db.close();
+  });
+
+  it('keeps nothing of the statements it has run', async () => {
+    // PGlite's execProtocolRaw keeps every reply message it parsed until the next execProtocol
+    // call; the driver must not leave them behind (it retained 4 KB per such query).
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const sql = 'SELECT id, label, repeat(label, 400) AS padding FROM items WHERE id >= $1';
+    await db.query(sql, [0]);
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 5000; i++) await db.query(sql, [0]);
+    gc();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(2 * 2 ** 20);
   });
 });
