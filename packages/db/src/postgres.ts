@@ -85,7 +85,8 @@ async function transact<T>(client: pg.PoolClient, begin: string, fn: () => Promi
 }
 
 /**
- * A parameterised statement is prepared once per connection under a name given to its text, and
+ * A statement is prepared once per connection under a name given to its text (with or without
+ * parameters, as on PGlite: one statement per query() on both drivers; exec() takes several), and
  * from then on only bound and executed: the server neither parses nor analyses it again, and after
  * five calls it may reuse one plan (measured on the forwarded getMind: the server's CPU per request
  * fell from 167 to 85 µs). Past the bound, and with `planEachCall`, a statement runs unnamed,
@@ -94,8 +95,7 @@ async function transact<T>(client: pg.PoolClient, begin: string, fn: () => Promi
  */
 const statementNames = new Map<string, string>();
 
-function statement(sql: string, params: unknown[] | undefined, options: QueryOptions | undefined): pg.QueryConfig {
-  if (!params) return { text: sql };
+function statement(sql: string, params: unknown[] = [], options: QueryOptions | undefined): pg.QueryConfig {
   let name: string | undefined;
   if (!options?.planEachCall) {
     name = statementNames.get(sql);
@@ -104,7 +104,13 @@ function statement(sql: string, params: unknown[] | undefined, options: QueryOpt
       statementNames.set(sql, name);
     }
   }
-  return { name, text: sql, values: params };
+  return extendedProtocol({ name, text: sql, values: params });
+}
+
+/** Unnamed statements too go through the extended protocol, which takes exactly one statement (pg's `queryMode`, untyped by @types/pg). */
+function extendedProtocol(config: pg.QueryConfig): pg.QueryConfig {
+  const extended = { ...config, queryMode: 'extended' as const };
+  return extended;
 }
 
 function toResult<Row>(result: pg.QueryResult): QueryResult<Row> {
@@ -124,7 +130,7 @@ class PostgresDatabase implements Database {
       if (!preparedStatementStale(error)) throw error;
       // pg-pool has destroyed the connection, and its statements with it; nothing was done, so
       // the statement runs once more, unnamed, as other connections may hold the same stale one.
-      return toResult<Row>(await this.pool.query({ text: sql, values: params }));
+      return toResult<Row>(await this.pool.query(extendedProtocol({ text: sql, values: params })));
     }
   }
 

@@ -65,6 +65,13 @@ describe.each(drivers)('prepared statements on %s', (driver) => {
     expect(await prepared(db)).not.toContain(sql);
   });
 
+  it('takes one statement per query, with or without parameters (exec takes several)', async () => {
+    await expect(db.query('SELECT 1; SELECT 2')).rejects.toMatchObject({ code: '42601' });
+    await expect(db.query('SELECT 1; SELECT 2', [], { planEachCall: true })).rejects.toMatchObject({ code: '42601' });
+    await db.exec('SELECT 1; SELECT 2');
+    expect((await db.query('SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);
+  });
+
   it('does not keep a statement that failed to parse, and reports the error', async () => {
     const sql = 'SELECT no_such_column FROM items WHERE id = $1';
     await expect(db.query(sql, [1])).rejects.toMatchObject({ code: '42703' });
