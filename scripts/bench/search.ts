@@ -108,7 +108,10 @@ async function searchTimes(db: Database, scope: { org: string; project: string; 
 /** The plan of the service's own search statement, with the timings of one run. */
 async function plan(db: Database, scope: { org: string; project: string; mind: string }, term: string): Promise<string> {
   const memoryScope = { mindId: scope.mind, org: scope.org, project: scope.project, namespace: OWNER_NAMESPACE };
-  const { rows } = await db.query<Record<string, string>>(`EXPLAIN (ANALYZE, COSTS OFF) ${SEARCH_SQL}`, searchParams(memoryScope, term, 20, rankingWindow));
+  // Planned for its values each call, as the service's search is (searchEvents): never a generic plan.
+  const { rows } = await db.query<Record<string, string>>(`EXPLAIN (ANALYZE, COSTS OFF) ${SEARCH_SQL}`, searchParams(memoryScope, term, 20, rankingWindow), {
+    planEachCall: true,
+  });
   return rows.map((r) => Object.values(r)[0]).join('\n');
 }
 
