@@ -8,11 +8,11 @@ export interface QueryResult<Row> {
 
 export interface QueryOptions {
   /**
-   * Plan the statement for its parameter values on every call. On PostgreSQL a parameterised
-   * statement is prepared once per connection, and after five calls the server may settle on one
+   * Plan the statement for its parameter values on every call. Statements are prepared once (per
+   * PostgreSQL connection, per PGlite backend), and after five calls the server may settle on one
    * generic plan for all values. A statement whose best plan depends on the values (a text search:
-   * a rare word reads the text index, a common one walks the recency index) must not get one.
-   * PGlite plans every statement on every call anyway.
+   * a rare word reads the text index, a common one walks the recency index) must not get one: with
+   * this option it stays unnamed, parsed and planned for each call.
    */
   planEachCall?: boolean;
 }
