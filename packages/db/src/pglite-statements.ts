@@ -57,14 +57,12 @@ export class PgliteStatements {
   }
 
   async #send<Row>(sql: string, params: readonly unknown[], options: QueryOptions | undefined, inTransaction: boolean): Promise<StatementResult<Row>> {
-    let name = options?.planEachCall ? '' : this.#names.get(sql);
+    // Prepared already, or to be prepared now under a new name, or (planEachCall, past the bound) unnamed.
+    const prepared = options?.planEachCall ? undefined : this.#names.get(sql);
+    const naming = prepared === undefined && !options?.planEachCall && this.#names.size < MAX_NAMED_STATEMENTS ? `s${this.#nextName++}` : undefined;
+    const name = prepared ?? naming ?? '';
     const parts: Buffer[] = [];
-    let naming: string | undefined;
-    if (name === undefined) {
-      name = this.#names.size < MAX_NAMED_STATEMENTS ? `s${this.#nextName++}` : '';
-      naming = name || undefined;
-    }
-    if (name === '' || naming) parts.push(serialize.parse({ name, text: sql, types: [] }));
+    if (prepared === undefined) parts.push(serialize.parse({ name, text: sql, types: [] }));
     parts.push(
       serialize.bind({ statement: name, values: params.map((value) => pgUtils.prepareValue(value)) }),
       serialize.describe({ type: 'P', name: '' }),

@@ -179,7 +179,6 @@ class AutoAnalyze {
   }
 }
 
-
 class PgliteDatabase implements Database {
   readonly driver = 'pglite' as const;
   #closed = false;

@@ -104,13 +104,10 @@ function statement(sql: string, params: unknown[] = [], options: QueryOptions | 
       statementNames.set(sql, name);
     }
   }
-  return extendedProtocol({ name, text: sql, values: params });
-}
-
-/** Unnamed statements too go through the extended protocol, which takes exactly one statement (pg's `queryMode`, untyped by @types/pg). */
-function extendedProtocol(config: pg.QueryConfig): pg.QueryConfig {
-  const extended = { ...config, queryMode: 'extended' as const };
-  return extended;
+  // Unnamed statements too go through the extended protocol, which takes exactly one statement
+  // (pg's `queryMode`, which @types/pg does not declare).
+  const config = { name, text: sql, values: params, queryMode: 'extended' as const };
+  return config;
 }
 
 function toResult<Row>(result: pg.QueryResult): QueryResult<Row> {
@@ -130,7 +127,7 @@ class PostgresDatabase implements Database {
       if (!preparedStatementStale(error)) throw error;
       // pg-pool has destroyed the connection, and its statements with it; nothing was done, so
       // the statement runs once more, unnamed, as other connections may hold the same stale one.
-      return toResult<Row>(await this.pool.query(extendedProtocol({ text: sql, values: params })));
+      return toResult<Row>(await this.pool.query(statement(sql, params, { planEachCall: true })));
     }
   }
 
