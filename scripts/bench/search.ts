@@ -54,10 +54,12 @@ async function newMind(db: Database, scope: { org: string; project: string }): P
 }
 
 /**
- * Grows the Mind's memory to `target` rows, 50k per statement: two words per
- * event drawn independently (hashed, so each word is in about 12% of events and
+ * Grows the Mind's memory to `target` rows, 50k per statement: two word slots per
+ * event, each filled independently (hashed, so each word is in about 12% of events and
  * a given pair in about 0.8%), one rare word per 1000 events, and one second
- * between events' created_at, as a stream of memories has.
+ * between events' created_at, as a stream of memories has. The words themselves are
+ * not independent: an event holds at most two, so a pair is in 0.78% of events where
+ * PostgreSQL's estimate, which multiplies the words' frequencies, expects 1.5%.
  */
 async function growTo(db: Database, mindId: string, scope: { org: string; project: string }, from: number, target: number): Promise<void> {
   const words = `ARRAY[${vocabulary.map((w) => `'${w}'`).join(',')}]`;

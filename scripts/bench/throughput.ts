@@ -82,8 +82,13 @@ function searchTarget(name: string, stack: Stack, mindId: string, session: strin
   };
 }
 
+/** A row's medians over the rounds, and its req/s in each round (round order), for ratios taken round by round. */
+export interface RowSummary extends RowResult {
+  rounds: number[];
+}
+
 export interface ThroughputReport {
-  rows: RowResult[];
+  rows: RowSummary[];
   memory: { process: string; idleMiB: number; loadedMiB: number; afterMiB: number }[];
 }
 
@@ -190,6 +195,7 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
         p99: median(results.map((r) => r.p99)),
         errors: results.reduce((sum, r) => sum + r.errors, 0),
         cpuPerRequest: median(results.map((r) => r.cpuPerRequest)),
+        rounds: results.map((r) => r.requestsPerSecond),
       };
     });
     return { rows, memory };
