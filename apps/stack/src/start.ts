@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 // Only the key files: the whole kit (Express, the validator) would add ~0.4 s before anything
 // starts, and the assertion module ~50 ms more (jose, loaded only when keys must be created).
 import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit/assertion-keys';
+import { SERVICE_NODE_FLAGS } from './service-node-flags.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const require = createRequire(import.meta.url);
@@ -33,7 +34,7 @@ function mainOf(workspace: string): string | undefined {
 
 const children: ChildProcess[] = [];
 function run(name: string, main: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [main], { env: { ...process.env, DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, main], { env: { ...process.env, DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
   child.on('exit', (code, signal) => {
     if (stopping) return;
     console.error(`${name} exited (${signal ?? code}); stopping the stack.`);
