@@ -5,23 +5,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@gateway-minds/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const startJs = join(dirname(fileURLToPath(import.meta.url)), '../dist/start.js');
 const dataDir = mkdtempSync(join(tmpdir(), 'stack-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Starts the stack and resolves once it prints that it is up (after both services answered). */
 async function start(ports: Record<'PORT' | 'ADMIN_PORT' | 'MINDS_PORT', string>): Promise<ChildProcess> {
