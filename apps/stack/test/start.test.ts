@@ -13,11 +13,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const startJs = join(dirname(fileURLToPath(import.meta.url)), '../dist/start.js');
 const dataDir = mkdtempSync(join(tmpdir(), 'stack-start-'));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+/** Every stack started, so that one a failed case left running is stopped too. */
+const started: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 /** Starts the stack and resolves once it prints that it is up (after both services answered). */
 async function start(ports: Record<'PORT' | 'ADMIN_PORT' | 'MINDS_PORT', string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, [startJs], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...ports }, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(child);
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
