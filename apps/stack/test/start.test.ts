@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { operationTable } from '@gateway-minds/contract';
 import { freePort } from '@gateway-minds/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -43,6 +44,7 @@ async function stop(child: ChildProcess): Promise<number | null> {
   return exited;
 }
 
+const statusPath = operationTable.gateway_getStatus.path;
 const refused = (url: string) => fetch(url).then(() => false, () => true);
 
 describe.each(['an empty', 'the same, now existing,'])('npm start on %s data directory', () => {
@@ -52,7 +54,7 @@ describe.each(['an empty', 'the same, now existing,'])('npm start on %s data dir
     const minds = `http://127.0.0.1:${ports.MINDS_PORT}`;
     const child = await start(ports);
     try {
-      const status = await fetch(`${gateway}/v1/status`);
+      const status = await fetch(`${gateway}${statusPath}`);
       expect(status.status).toBe(200);
       const body = (await status.json()) as { services: { service: string; state: string }[] };
       expect(body.services).toEqual(expect.arrayContaining([expect.objectContaining({ service: 'minds', state: 'up' })]));
@@ -60,7 +62,7 @@ describe.each(['an empty', 'the same, now existing,'])('npm start on %s data dir
     } finally {
       expect(await stop(child)).toBe(0);
     }
-    expect(await refused(`${gateway}/v1/status`)).toBe(true);
+    expect(await refused(`${gateway}${statusPath}`)).toBe(true);
     expect(await refused(`${minds}/healthz`)).toBe(true);
   });
 });

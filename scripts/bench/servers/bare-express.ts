@@ -1,11 +1,12 @@
 /** The framework's ceiling: a bare Express 5 app answering the same fixed JSON. */
 import express from 'express';
+import { operationTable } from '@gateway-minds/contract';
 
 const body = { object: 'principal', kind: 'api_key', org: 'org_bench', principal: 'key_bench', scopes: ['minds:read'] };
 const app = express();
 app.disable('x-powered-by');
 app.set('etag', false);
-app.get('/v1/whoami', (_req, res) => {
+app.get(operationTable.gateway_getPrincipal.path, (_req, res) => {
   res.json(body);
 });
 app.listen(Number(process.env.PORT), '127.0.0.1', () => process.send?.('ready'));
