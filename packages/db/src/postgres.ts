@@ -105,7 +105,8 @@ function statement(sql: string, params: unknown[] = [], options: QueryOptions | 
     }
   }
   // Unnamed statements too go through the extended protocol, which takes exactly one statement
-  // (pg's `queryMode`, which @types/pg does not declare).
+  // (pg's `queryMode`, which @types/pg does not declare: built in a variable, so TypeScript's
+  // excess-property check on a literal QueryConfig does not refuse it).
   const config = { name, text: sql, values: params, queryMode: 'extended' as const };
   return config;
 }
