@@ -6,7 +6,8 @@ function refKeys(ref: string): string[] {
   return ref.slice(2).split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-function lookupRef(document: object, ref: string): unknown {
+/** The node an internal `$ref` points at in `document`; throws when there is none. */
+export function lookupRef(document: object, ref: string): unknown {
   let node: unknown = document;
   for (const key of refKeys(ref)) node = (node as Record<string, unknown> | undefined)?.[key];
   if (node === undefined) throw new Error(`unresolved ref ${ref}`);

@@ -45,4 +45,4 @@ export function errorDocsUrl(docsBaseUrl: string, code: ErrorCode): string {
   return `${docsBaseUrl.replace(/\/+$/, '')}/errors.html#${code}`;
 }
 export { byteLimitKeywords, utf8ByteLength } from './byte-limits.js';
-export { dereference, pruneUnreachableComponents } from './dereference.js';
+export { dereference, lookupRef, pruneUnreachableComponents } from './dereference.js';

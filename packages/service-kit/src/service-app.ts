@@ -19,10 +19,12 @@ import type { Logger } from './logger.js';
 import { middlewareChain } from './middleware-chain.js';
 import { createOperationRouter, type OperationRouter } from './operation-router.js';
 import { newRequestId } from './request-id.js';
+import { installRefLookupWithoutCompile } from './ref-lookup-without-compile.js';
 import { installRouteMatcherCache } from './route-matcher-cache.js';
 
 installRouteMatcherCache();
 installLazySpecValidator();
+installRefLookupWithoutCompile();
 
 /** The contract's body limit for every operation (info.x-gateway-limits.maxBodyBytes; DECISIONS.md "Limits not shown"). */
 export const BODY_LIMIT_BYTES = gatewayLimits.maxBodyBytes;
