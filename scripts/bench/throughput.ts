@@ -89,7 +89,8 @@ export interface RowSummary extends RowResult {
 
 export interface ThroughputReport {
   rows: RowSummary[];
-  memory: { process: string; idleMiB: number; loadedMiB: number; afterMiB: number }[];
+  /** Resident memory; `afterRoundMiB` is read at the end of each round, so a leak shows as a rise from round to round. */
+  memory: { process: string; idleMiB: number; loadedMiB: number; afterRoundMiB: number[]; afterMiB: number }[];
 }
 
 export async function runThroughput(options: ThroughputOptions): Promise<ThroughputReport> {
@@ -167,6 +168,7 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     const idle = { gateway: await rssMiB(stack.gateway.pid), minds: await rssMiB(stack.minds.pid) };
     const perRow = new Map<string, RowResult[]>();
     let peak = { gateway: 0, minds: 0 };
+    const afterRound = { gateway: [] as number[], minds: [] as number[] };
     for (let round = 0; round < options.rounds; round++) {
       for (const target of targets) {
         // Warm up right before each measured window, not once: express-openapi-validator compiles an
@@ -180,11 +182,13 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
         peak = { gateway: Math.max(peak.gateway, await rssMiB(stack.gateway.pid)), minds: Math.max(peak.minds, await rssMiB(stack.minds.pid)) };
         process.stdout.write(`  round ${round + 1}/${options.rounds} ${target.name}: ${Math.round(result.requestsPerSecond)} req/s\n`);
       }
+      afterRound.gateway.push(await rssMiB(stack.gateway.pid));
+      afterRound.minds.push(await rssMiB(stack.minds.pid));
     }
     await new Promise((r) => setTimeout(r, 3000));
     const after = { gateway: await rssMiB(stack.gateway.pid), minds: await rssMiB(stack.minds.pid) };
-    memory.push({ process: 'gateway', idleMiB: idle.gateway, loadedMiB: peak.gateway, afterMiB: after.gateway });
-    memory.push({ process: 'minds', idleMiB: idle.minds, loadedMiB: peak.minds, afterMiB: after.minds });
+    memory.push({ process: 'gateway', idleMiB: idle.gateway, loadedMiB: peak.gateway, afterRoundMiB: afterRound.gateway, afterMiB: after.gateway });
+    memory.push({ process: 'minds', idleMiB: idle.minds, loadedMiB: peak.minds, afterRoundMiB: afterRound.minds, afterMiB: after.minds });
 
     const rows = targets.map((t) => {
       const results = perRow.get(t.name)!;
