@@ -10,6 +10,16 @@ import { assertNotInTransaction, isolationSql, runInTransactionScope } from './s
 import type { Database, OpenDatabaseOptions, QueryOptions, QueryResult, Queryable, TransactionOptions } from './types.js';
 
 /**
+ * PGlite's buffer pool. Its data directory comes with PostgreSQL's default of 128MB, which PGlite
+ * allocates and zeroes at every start (memset was PGlite's largest function in a start-up profile),
+ * so each service held it resident while idle. With 32MB, measured on `npm start`'s stack idle:
+ * Minds 359 -> 265 MiB and the gateway 332 -> 207 MiB resident; a search walking the newest events
+ * of 100k (bench/, the word pair) took 9.48 ms p50 against 9.30 ms with 128MB, and 11.22 ms with
+ * 16MB. The kernel's page cache still holds what the pool does not.
+ */
+export const PGLITE_SHARED_BUFFERS = '32MB';
+
+/**
  * Embedded PostgreSQL (PGlite, WebAssembly) in one data directory.
  *
  * PGlite is one single-user backend. Its own mutex already makes concurrent use safe: `query` and
@@ -31,16 +41,6 @@ import type { Database, OpenDatabaseOptions, QueryOptions, QueryResult, Queryabl
  * Statistics: PGlite has no autovacuum either, so the planner would plan every statement with the
  * statistics of the day each table was created; AutoAnalyze below stands in for it.
  */
-/**
- * PGlite's buffer pool. Its data directory comes with PostgreSQL's default of 128MB, which PGlite
- * allocates and zeroes at every start (memset was PGlite's largest function in a start-up profile),
- * so each service held it resident while idle. With 32MB, measured on `npm start`'s stack idle:
- * Minds 359 -> 265 MiB and the gateway 332 -> 207 MiB resident; a search walking the newest events
- * of 100k (bench/, the word pair) took 9.48 ms p50 against 9.30 ms with 128MB, and 11.22 ms with
- * 16MB. The kernel's page cache still holds what the pool does not.
- */
-export const PGLITE_SHARED_BUFFERS = '32MB';
-
 export async function openPglite(options: OpenDatabaseOptions, dataDir: string): Promise<Database> {
   const inMemory = dataDir.startsWith('memory://');
   const dir = inMemory ? dataDir : resolve(dataDir);
