@@ -10,8 +10,10 @@
  *
  * Until the validator stops compiling what it only reads, its preprocessor
  * looks the ref up in the document instead (what it already falls back to
- * when Ajv knows no schema for a ref), caching per ref as it did. Remove this
- * module when upstream resolves refs without compiling them.
+ * when Ajv knows no schema for a ref), caching per ref as it did. An internal
+ * ref that points nowhere now fails the start instead of being skipped; the
+ * contract's lint already refuses one. Remove this module when upstream
+ * resolves refs without compiling them.
  */
 import { createRequire } from 'node:module';
 import { lookupRef } from '@gateway-minds/contract';
@@ -33,10 +35,11 @@ const preprocessorModule = createRequire(validatorEntry)('./middlewares/parsers/
 export function installRefLookupWithoutCompile(): void {
   const prototype = preprocessorModule.SchemaPreprocessor.prototype;
   if (prototype.resolveSchema.looksUpRefs) return;
+  const original = prototype.resolveSchema;
   const lookingUp: ResolveSchema = function (this: Preprocessor, schema: unknown) {
-    if (!schema) return null;
-    const ref = (schema as { $ref?: unknown }).$ref;
-    if (typeof ref !== 'string') return schema;
+    const ref = (schema as { $ref?: unknown } | null | undefined)?.$ref;
+    // Anything but an internal ref (no ref, or one into another file) goes the validator's own way.
+    if (typeof ref !== 'string' || !ref.startsWith('#/')) return original.call(this, schema);
     if (!this.resolvedSchemaCache.has(ref)) this.resolvedSchemaCache.set(ref, lookupRef(this.apiDoc, ref));
     return this.resolvedSchemaCache.get(ref);
   };
