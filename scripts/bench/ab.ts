@@ -13,7 +13,7 @@ import autocannon from 'autocannon';
 import { resolve } from 'node:path';
 import { cpuMs, median, postgresCpuMs } from './figures.js';
 import { repoRoot } from './processes.js';
-import { pathOf } from './stack.js';
+import { operationPath } from '@gateway-minds/contract';
 
 const path = process.argv[2] === 'whoami' ? 'whoami' : 'getMind';
 const rounds = Number(process.argv[3] ?? 8);
@@ -29,7 +29,7 @@ for (const [name, checkout] of Object.entries(checkouts)) {
   const { startStack, readyMind } = (await import(`${checkout}/scripts/bench/stack.ts`)) as StackModule;
   const stack = await startStack({ databaseUrl: process.env.BENCH_DATABASE_URL || undefined, env: name === 'head' ? headEnv : {} });
   const token = (await stack.issue(path === 'whoami' ? 'api_key' : 'bridge_session')).token;
-  const url = path === 'whoami' ? `${stack.gatewayUrl}${pathOf('gateway_getPrincipal')}` : `${stack.gatewayUrl}${pathOf('minds_getMind', { mind_id: await readyMind(stack, token) })}`;
+  const url = path === 'whoami' ? `${stack.gatewayUrl}${operationPath('gateway_getPrincipal')}` : `${stack.gatewayUrl}${operationPath('minds_getMind', { mind_id: await readyMind(stack, token) })}`;
   const headers = { authorization: `Bearer ${token}` };
   await autocannon({ url, connections: 10, duration: 2, headers }); // warm-up
   setups.push({ name, stack, url, headers, gateway: [] as number[], minds: [] as number[], postgres: [] as number[], rps: [] as number[] });

@@ -8,7 +8,8 @@
  */
 import autocannon from 'autocannon';
 import { cpuMs, postgresCpuMs } from './figures.js';
-import { pathOf, readyMind, startStack } from './stack.js';
+import { operationPath } from '@gateway-minds/contract';
+import { readyMind, startStack } from './stack.js';
 
 const path = process.argv[2] === 'whoami' ? 'whoami' : 'getMind';
 const connections = Number(process.argv[3] ?? 10);
@@ -16,7 +17,7 @@ const onPostgres = Boolean(process.env.BENCH_DATABASE_URL);
 const stack = await startStack({ databaseUrl: process.env.BENCH_DATABASE_URL || undefined });
 try {
   const token = (await stack.issue(path === 'whoami' ? 'api_key' : 'bridge_session')).token;
-  const url = path === 'whoami' ? `${stack.gatewayUrl}${pathOf('gateway_getPrincipal')}` : `${stack.gatewayUrl}${pathOf('minds_getMind', { mind_id: await readyMind(stack, token) })}`;
+  const url = path === 'whoami' ? `${stack.gatewayUrl}${operationPath('gateway_getPrincipal')}` : `${stack.gatewayUrl}${operationPath('minds_getMind', { mind_id: await readyMind(stack, token) })}`;
   const headers = { authorization: `Bearer ${token}` };
   const sample = () => ({ gateway: cpuMs(stack.gateway.pid!), minds: cpuMs(stack.minds.pid!), autocannon: cpuMs('self'), postgres: onPostgres ? postgresCpuMs() : 0 });
   await autocannon({ url, connections, duration: 2, headers }); // warm-up

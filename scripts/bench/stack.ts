@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
-import { operationTable, type OperationId } from '@gateway-minds/contract';
+import { operationPath } from '@gateway-minds/contract';
 import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit';
 import { CREATION_CONTEXT_HEADER, IDEMPOTENCY_HEADER } from '../../apps/minds/src/spec.js';
 import { freePort, repoRoot, startProgram, stop } from './processes.js';
@@ -101,20 +101,15 @@ async function call(base: string, token: string, method: string, path: string, b
   return json;
 }
 
-/** An operation's path as the contract writes it, with its path parameters filled in. */
-export function pathOf(operationId: OperationId, params: Record<string, string> = {}): string {
-  return operationTable[operationId].path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name]!));
-}
-
 /** Creates a Mind through the public API and waits until it is ready. */
 export async function readyMind(stack: Stack, token: string): Promise<string> {
-  const list = await call(stack.gatewayUrl, token, 'GET', pathOf('minds_listMinds'));
-  const created = await call(stack.gatewayUrl, token, 'POST', pathOf('minds_createMind'), { name: 'Sandbox bench' }, {
+  const list = await call(stack.gatewayUrl, token, 'GET', operationPath('minds_listMinds'));
+  const created = await call(stack.gatewayUrl, token, 'POST', operationPath('minds_createMind'), { name: 'Sandbox bench' }, {
     [IDEMPOTENCY_HEADER]: randomUUID(),
     [CREATION_CONTEXT_HEADER]: list.context_sha256,
   });
   for (let i = 0; i < 400; i++) {
-    const mind = await call(stack.gatewayUrl, token, 'GET', pathOf('minds_getMind', { mind_id: created.mind_id }));
+    const mind = await call(stack.gatewayUrl, token, 'GET', operationPath('minds_getMind', { mind_id: created.mind_id }));
     if (mind.status === 'ready') return created.mind_id as string;
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median } from './figures.js';
 import { freePort, repoRoot, stop } from './processes.js';
-import { pathOf } from './stack.js';
+import { operationPath } from '@gateway-minds/contract';
 
 async function timeToFirst200(command: string[], env: Record<string, string>, url: string): Promise<number> {
   const started = performance.now();
@@ -41,7 +41,7 @@ export async function runStartup(rounds = 3): Promise<{ what: string; seconds: n
   };
   try {
     const ports = { PORT: String(await freePort()), ADMIN_PORT: String(await freePort()), MINDS_PORT: String(await freePort()) };
-    const stack = (dataDir: string) => timeToFirst200([join(repoRoot, 'apps/stack/dist/start.js')], { DATA_DIR: dataDir, ...ports }, `http://127.0.0.1:${ports.PORT}${pathOf('gateway_getStatus')}`);
+    const stack = (dataDir: string) => timeToFirst200([join(repoRoot, 'apps/stack/dist/start.js')], { DATA_DIR: dataDir, ...ports }, `http://127.0.0.1:${ports.PORT}${operationPath('gateway_getStatus')}`);
     const existingDir = fresh();
     await stack(existingDir); // creates the directory the "existing" runs reopen
     const runs = { empty: [] as number[], existing: [] as number[], mock: [] as number[] };
@@ -54,7 +54,7 @@ export async function runStartup(rounds = 3): Promise<{ what: string; seconds: n
         await timeToFirst200(
           [join(repoRoot, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', join(repoRoot, 'packages/contract/dist/openapi.json'), '--port', mockPort, '--host', '127.0.0.1'],
           {},
-          `http://127.0.0.1:${mockPort}${pathOf('gateway_getStatus')}`,
+          `http://127.0.0.1:${mockPort}${operationPath('gateway_getStatus')}`,
         ),
       );
     }

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { cpuMs, median, postgresCpuMs } from './figures.js';
 import { forkServer, freePort, repoRoot, rssMiB, stop } from './processes.js';
-import { call, pathOf, readyMind, sentence, startStack, type Stack } from './stack.js';
+import { operationPath } from '@gateway-minds/contract';
+import { call, readyMind, sentence, startStack, type Stack } from './stack.js';
 
 export interface ThroughputOptions {
   connections: number;
@@ -65,7 +66,7 @@ const warmUpSeconds = (options: ThroughputOptions) => Math.min(3, options.durati
 
 async function fillMemory(stack: Stack, session: string, mindId: string): Promise<void> {
   for (let i = 0; i < 2000; i++) {
-    await call(stack.gatewayUrl, session, 'POST', `${pathOf('minds_insertEpisodicMemory')}?mind=${mindId}`, {
+    await call(stack.gatewayUrl, session, 'POST', `${operationPath('minds_insertEpisodicMemory')}?mind=${mindId}`, {
       event: { id: crypto.randomUUID(), content: sentence(i), timestamp: new Date().toISOString() },
     });
   }
@@ -75,7 +76,7 @@ function searchTarget(name: string, stack: Stack, mindId: string, session: strin
   return {
     name,
     method: 'POST',
-    url: `${stack.gatewayUrl}${pathOf('minds_searchMemory')}?mind=${mindId}`,
+    url: `${stack.gatewayUrl}${operationPath('minds_searchMemory')}?mind=${mindId}`,
     pids: [stack.gateway.pid!, stack.minds.pid!],
     headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' },
     body: JSON.stringify({ text: 'garden river', limit: 20 }),
@@ -102,7 +103,7 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
       children.push(await forkServer(script, { PORT: String(p), ...env }));
       return { url: `http://127.0.0.1:${p}`, pid: children.at(-1)!.pid! };
     };
-    const mindPath = (id: string) => pathOf('minds_getMind', { mind_id: id });
+    const mindPath = (id: string) => operationPath('minds_getMind', { mind_id: id });
     const raw = await port('servers/raw-http.ts');
     const bare = await port('servers/bare-express.ts');
     const requestOnly = await port('servers/contract-pipeline.ts', { VALIDATE_RESPONSES: 'false' });
@@ -150,11 +151,11 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
     const pids = (s: Stack) => [s.gateway.pid!, s.minds.pid!];
     const targets: Target[] = [
-      { name: 'raw node http, fixed JSON', method: 'GET', url: `${raw.url}${pathOf('gateway_getPrincipal')}`, pids: [raw.pid] },
-      { name: 'bare Express 5, fixed JSON', method: 'GET', url: `${bare.url}${pathOf('gateway_getPrincipal')}`, pids: [bare.pid] },
+      { name: 'raw node http, fixed JSON', method: 'GET', url: `${raw.url}${operationPath('gateway_getPrincipal')}`, pids: [raw.pid] },
+      { name: 'bare Express 5, fixed JSON', method: 'GET', url: `${bare.url}${operationPath('gateway_getPrincipal')}`, pids: [bare.pid] },
       { name: 'contract pipeline getMind, request validation', method: 'GET', url: requestOnly.url + mindPath(mindId), pids: [requestOnly.pid] },
       { name: 'contract pipeline getMind, request + response validation', method: 'GET', url: both.url + mindPath(mindId), pids: [both.pid] },
-      { name: 'gateway whoami (auth, validation)', method: 'GET', url: `${stack.gatewayUrl}${pathOf('gateway_getPrincipal')}`, headers: bearer(apiKey), pids: [stack.gateway.pid!] },
+      { name: 'gateway whoami (auth, validation)', method: 'GET', url: `${stack.gatewayUrl}${operationPath('gateway_getPrincipal')}`, headers: bearer(apiKey), pids: [stack.gateway.pid!] },
       { name: 'gateway getMind forwarded to a stub upstream', method: 'GET', url: forwardingOnly.gatewayUrl + mindPath(mindId), headers: bearer(stubSession), pids: [forwardingOnly.gateway.pid!, stub.pid] },
       { name: 'gateway getMind forwarded to the contract pipeline (no database)', method: 'GET', url: pipelineBehindGateway.gatewayUrl + mindPath(mindId), headers: bearer(pipelineSession), pids: [pipelineBehindGateway.gateway.pid!, requestOnly.pid] },
       { name: 'gateway getMind forwarded to Minds (PGlite)', method: 'GET', url: stack.gatewayUrl + mindPath(mindId), headers: bearer(session), pids: pids(stack) },

@@ -5,7 +5,7 @@
  * the contract's operation table, not retyped.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationTable, type OperationFacts } from '@gateway-minds/contract';
+import { operationPath, operationTable, type OperationFacts, type OperationId } from '@gateway-minds/contract';
 import { generateAssertionKeys, importAssertionKey, newPrefixedId, newRequestId, signAssertion } from '@gateway-minds/service-kit';
 import { admissionSettings, mindsOperations } from '../src/spec.js';
 import { agent, apiKey, cleanUp, human, newAgentId, rawCall, startHarness, type Harness } from './support/harness.js';
@@ -29,7 +29,7 @@ const examples: Record<string, string> = {
 };
 
 function pathOf(operation: OperationFacts): string {
-  const path = operation.path.replace(/\{(\w+)\}/g, (_m, name: string) => examples[name]!);
+  const path = operationPath(operation.operationId as OperationId, examples);
   const query = operation.parameters.some((p) => p.in === 'query' && p.name === 'mind') ? `?mind=${examples.mind_id}` : '';
   return path + query;
 }

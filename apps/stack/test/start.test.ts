@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { operationTable } from '@gateway-minds/contract';
+import { operationPath } from '@gateway-minds/contract';
 import { freePort } from '@gateway-minds/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -44,7 +44,7 @@ async function stop(child: ChildProcess): Promise<number | null> {
   return exited;
 }
 
-const statusPath = operationTable.gateway_getStatus.path;
+const statusPath = operationPath('gateway_getStatus');
 const refused = (url: string) => fetch(url).then(() => false, () => true);
 
 describe.each(['an empty', 'the same, now existing,'])('npm start on %s data directory', () => {

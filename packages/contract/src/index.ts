@@ -41,6 +41,18 @@ export function isOperationId(value: unknown): value is OperationId {
 }
 
 /** The anchor of a code's entry on the docs site's error catalog page. */
+/**
+ * An operation's path as the contract writes it, with its path parameters filled in
+ * (percent-encoded). A parameter the path names but `params` lacks is an error.
+ */
+export function operationPath(operationId: OperationId, params: Readonly<Record<string, string>> = {}): string {
+  return operationTable[operationId].path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`${operationId}: no value for the path parameter ${name}`);
+    return encodeURIComponent(value);
+  });
+}
+
 export function errorDocsUrl(docsBaseUrl: string, code: ErrorCode): string {
   return `${docsBaseUrl.replace(/\/+$/, '')}/errors.html#${code}`;
 }
