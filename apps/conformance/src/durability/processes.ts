@@ -11,7 +11,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
@@ -19,7 +18,7 @@ import { openDatabase, type Database } from '@gateway-minds/db';
 import { loadConfig, startGateway, type Gateway } from '@gateway-minds/gateway';
 import { migrationsDir as mindsMigrations } from '@gateway-minds/minds';
 import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit';
-import { pgliteTemplate } from '@gateway-minds/testkit';
+import { freePort, pgliteTemplate } from '@gateway-minds/testkit';
 
 const require = createRequire(import.meta.url);
 /** A workspace package's runnable main: dist/main.js beside its dist/index.js entry. */
@@ -30,13 +29,7 @@ export const PGLITE_LOCK_STALE_MS = 10_000;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort };
 
 export type Driver = 'pglite' | 'postgres';
 
