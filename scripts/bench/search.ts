@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '@gateway-minds/db';
-import { migrationsDir } from '../../apps/minds/src/service.js';
+import { MINDS_PAGE_COST, migrationsDir } from '../../apps/minds/src/service.js';
 import { insertEvent, OWNER_NAMESPACE, SEARCH_SQL, searchEvents, searchParams } from '../../apps/minds/src/memory/store.js';
 import { SEARCH_RANKING_WINDOW } from '../../apps/minds/src/spec.js';
 import { percentile } from './figures.js';
@@ -126,9 +126,9 @@ export async function runSearch(options: { sizes: Record<string, number[]>; runs
     const open = async (name: string, options: { analyzeIntervalMs?: number } = {}) => {
       const schema = `bench_search_${Date.now()}_${name}`;
       schemas.push(schema);
-      return openDatabase(
-        driver === 'postgres' ? { url: process.env.BENCH_DATABASE_URL, schema, migrationsDir } : { dataDir: join(dir, name), schema: 'minds', migrationsDir, ...options },
-      );
+      // Planned as the service plans (its page cost): the search's plan choice depends on it.
+      const common = { migrationsDir, pageCost: MINDS_PAGE_COST };
+      return openDatabase(driver === 'postgres' ? { url: process.env.BENCH_DATABASE_URL, schema, ...common } : { dataDir: join(dir, name), schema: 'minds', ...common, ...options });
     };
     const scope = { org: 'org_bench', project: 'prj_bench' };
     // The insert rate of a fresh Mind through the service's own insert (one statement per event, as

@@ -6,6 +6,8 @@
  *   DATA_DIR                    ./data   (PGlite in DATA_DIR/minds)
  *   DATABASE_URL                PostgreSQL instead of PGlite
  *   DATABASE_SCHEMA             minds (the schema of its tables, on either driver)
+ *   DATABASE_PAGE_COST          0.1 (the planner's price of reading a page, MINDS_PAGE_COST in
+ *                               service.ts); 'server' keeps the database server's own
  *   VALIDATE_RESPONSES          on unless NODE_ENV=production (as the gateway)
  *   ASSERTION_PUBLIC_KEY_FILE   DATA_DIR/keys/assertion.public.jwk.json (the gateway's public JWK)
  *   IAM_INTERNAL_URL            http://127.0.0.1:8081 (agent lookups)
@@ -36,6 +38,15 @@ function integer(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+function pageCost(env: Env): number | 'server' | undefined {
+  const raw = env.DATABASE_PAGE_COST?.trim();
+  if (!raw) return undefined;
+  if (raw === 'server') return 'server';
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`DATABASE_PAGE_COST must be a positive number or 'server', got ${JSON.stringify(raw)}`);
+  return value;
+}
+
 export interface ListenConfig {
   port: number;
   host: string;
@@ -55,6 +66,7 @@ export function configFromEnv(env: Env = process.env): { listen: ListenConfig; s
     service: {
       databaseUrl: env.DATABASE_URL || undefined,
       schema: env.DATABASE_SCHEMA || 'minds',
+      databasePageCost: pageCost(env),
       validateResponses: env.VALIDATE_RESPONSES ? flag(env.VALIDATE_RESPONSES) : env.NODE_ENV !== 'production',
       dataDir: join(dataDir, 'minds'),
       assertionPublicKey,

@@ -14,6 +14,15 @@ describe('configFromEnv', () => {
     expect(configFromEnv({ DATA_DIR: dataDir, DATABASE_SCHEMA: 'minds_replica_b' }).service.schema).toBe('minds_replica_b');
   });
 
+  it("prices the planner's page reads with DATABASE_PAGE_COST: a positive number, or 'server' for the server's own", () => {
+    expect(configFromEnv({ DATA_DIR: dataDir }).service.databasePageCost).toBeUndefined();
+    expect(configFromEnv({ DATA_DIR: dataDir, DATABASE_PAGE_COST: '1.5' }).service.databasePageCost).toBe(1.5);
+    expect(configFromEnv({ DATA_DIR: dataDir, DATABASE_PAGE_COST: 'server' }).service.databasePageCost).toBe('server');
+    for (const bad of ['0', '-1', 'fast', 'Infinity']) {
+      expect(() => configFromEnv({ DATA_DIR: dataDir, DATABASE_PAGE_COST: bad })).toThrow(/DATABASE_PAGE_COST must be a positive number or 'server'/);
+    }
+  });
+
   it('validates its responses outside production unless VALIDATE_RESPONSES says otherwise, as the gateway does', () => {
     expect(configFromEnv({ DATA_DIR: dataDir }).service.validateResponses).toBe(true);
     expect(configFromEnv({ DATA_DIR: dataDir, NODE_ENV: 'production' }).service.validateResponses).toBe(false);

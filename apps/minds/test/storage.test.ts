@@ -11,6 +11,7 @@ import { createLogger } from '@gateway-minds/service-kit';
 import { MindsController } from '../src/controller/controller.js';
 import { insertEvent, searchEvents, type MemoryScope } from '../src/memory/store.js';
 import { IDEMPOTENCY_KEYS, runOnce } from '../src/replay.js';
+import { MINDS_PAGE_COST } from '../src/service.js';
 import { admissionSettings, SEARCH_RANKING_WINDOW } from '../src/spec.js';
 import { readUsage } from '../src/usage.js';
 import { cleanUp, contextOf, createMind, drivers, human, startHarness, waitForMind, type Harness } from './support/harness.js';
@@ -131,6 +132,14 @@ describe.each(drivers)('storage on %s', (driver) => {
     expect((await searchEvents(db, scope, 'planning', 100, SEARCH_RANKING_WINDOW.owner)).map((h) => h.id)).toEqual(planning.map((h) => h.id));
     expect(await searchEvents(db, scope, 'the and of', 20, SEARCH_RANKING_WINDOW.owner)).toEqual([]); // stop words only
     console.info(`[${driver}] search over ${303} events: ${elapsed.toFixed(1)} ms`);
+  });
+
+  it("plans with the service's page cost in every session, transactions included", async () => {
+    const db = h.service.db;
+    const setting = `SELECT current_setting('seq_page_cost') AS seq, current_setting('random_page_cost') AS random`;
+    const expected = { seq: String(MINDS_PAGE_COST), random: String(MINDS_PAGE_COST) };
+    expect((await db.query(setting)).rows[0]).toEqual(expected);
+    expect((await db.transaction((tx) => tx.query(setting))).rows[0]).toEqual(expected);
   });
 
   it('usage from ledger rows: allocations, pro-rated telemetry, and every incomplete reason', async () => {

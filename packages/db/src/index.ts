@@ -3,6 +3,7 @@
  * by default, a PostgreSQL server when a URL is given. Each service keeps its tables in its own
  * schema, migrated at open from a directory of numbered .sql files.
  */
+import { pageCostSettings } from './planner.js';
 import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
 import type { Database, OpenDatabaseOptions } from './types.js';
@@ -17,6 +18,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (!schemaName.test(options.schema)) {
     throw new Error(`schema must match ${schemaName.source}, got ${JSON.stringify(options.schema)}`);
   }
+  pageCostSettings(options.pageCost); // refuses a bad value before anything is opened
   if (options.url) return openPostgres(options, options.url);
   if (!options.dataDir) throw new Error('openDatabase needs either url (PostgreSQL) or dataDir (PGlite)');
   return openPglite(options, options.dataDir);

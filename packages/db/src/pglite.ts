@@ -6,6 +6,7 @@ import lockfile from 'proper-lockfile';
 import { migrate } from './migrations.js';
 import { typeParsers } from './parsers.js';
 import { PgliteStatements } from './pglite-statements.js';
+import { pageCostSettings } from './planner.js';
 import { assertNotInTransaction, isolationSql, runInTransactionScope } from './scope.js';
 import type { Database, OpenDatabaseOptions, QueryOptions, QueryResult, Queryable, TransactionOptions } from './types.js';
 
@@ -63,6 +64,7 @@ export async function openPglite(options: OpenDatabaseOptions, dataDir: string):
     }));
     // One backend, one session: a plain SET lasts for the life of the database.
     await pg.exec(`SET search_path TO "${options.schema}"`);
+    for (const [name, value] of pageCostSettings(options.pageCost)) await pg.exec(`SET ${name} = ${value}`);
     await migrate(
       { query: (sql, params) => pg.query(sql, params), exec: (sql) => pg.exec(sql), transaction: (fn) => pg.transaction(fn) },
       options.schema,

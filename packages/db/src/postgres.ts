@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { migrate, type MigrationConnection } from './migrations.js';
 import { typeParsers } from './parsers.js';
+import { pageCostSettings } from './planner.js';
 import { MAX_NAMED_STATEMENTS, preparedStatementStale } from './prepared-statements.js';
 import { assertNotInTransaction, isolationSql, runInTransactionScope } from './scope.js';
 import type { Database, OpenDatabaseOptions, QueryOptions, QueryResult, Queryable, TransactionOptions } from './types.js';
@@ -11,8 +12,8 @@ export async function openPostgres(options: OpenDatabaseOptions, url: string): P
     connectionString: url,
     max: options.poolSize ?? 10,
     types: typeParsers(),
-    // Sent in the startup packet: every pooled connection has the schema's search_path from its first statement.
-    options: `-c search_path=${options.schema}`,
+    // Sent in the startup packet: every pooled connection has these from its first statement.
+    options: [`-c search_path=${options.schema}`, ...pageCostSettings(options.pageCost).map(([name, value]) => `-c ${name}=${value}`)].join(' '),
   });
   // An idle pooled connection that breaks (server restart, network) is dropped by the pool and
   // replaced on next use; without a listener the 'error' event would crash the process.

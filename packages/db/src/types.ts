@@ -51,6 +51,13 @@ export interface OpenDatabaseOptions {
   schema: string;
   /** Directory of numbered migrations (0001_name.sql, ...), applied at open in order, each once, each in its own transaction. */
   migrationsDir: string;
+  /**
+   * The planner's price of reading one page (seq_page_cost and random_page_cost alike), set for
+   * every session of this database. Absent: the server's own (PostgreSQL's defaults, 1 and 4, price
+   * a read from disk). PostgreSQL's documentation advises setting both equal and low, 0.1 for
+   * example, when the data is in memory.
+   */
+  pageCost?: number;
   /** PostgreSQL pool size, default 10. */
   poolSize?: number;
   /**
