@@ -112,6 +112,29 @@ describe('relay failures', () => {
     expectRelay(await get(), 502, 'BAD_GATEWAY');
   });
 
+  it('an answer over 4 MiB, declared or streamed → 502 BAD_GATEWAY (response_too_large), and the next request is relayed', async () => {
+    const tooLarge = JSON.stringify({ padding: 'x'.repeat(4 * 1024 * 1024) });
+    upstream.behaviour = (_c, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(tooLarge) }).end(tooLarge);
+    let response = await get();
+    expectRelay(response, 502, 'BAD_GATEWAY');
+    expect(response.body.error.reason).toBe('response_too_large');
+    // Chunked, with no length announced: refused once the bytes read pass the limit.
+    upstream.behaviour = (_c, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      for (let at = 0; at < tooLarge.length; at += 64 * 1024) res.write(tooLarge.slice(at, at + 64 * 1024));
+      res.end();
+    };
+    response = await get();
+    expectRelay(response, 502, 'BAD_GATEWAY');
+    expect(response.body.error.reason).toBe('response_too_large');
+    // Exactly at the limit is relayed.
+    const atLimit = JSON.stringify({ padding: 'x'.repeat(4 * 1024 * 1024 - '{"padding":""}'.length) });
+    upstream.behaviour = (_c, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(atLimit);
+    response = await get();
+    expect(response.status).toBe(200);
+    expect(response.body.padding.length).toBe(atLimit.length - '{"padding":""}'.length);
+  });
+
   it('slower than the deadline → 504 UPSTREAM_TIMEOUT', async () => {
     upstream.behaviour = (_c, res) => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 1500);
     expectRelay(await get(), 504, 'UPSTREAM_TIMEOUT');
