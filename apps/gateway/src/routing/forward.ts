@@ -11,10 +11,8 @@ import type { Response } from 'express';
 import { errors as undiciErrors } from 'undici';
 import type { OperationFacts } from '@gateway-minds/contract';
 import { ApiError, ASSERTION_HEADER, type VerifiedPrincipal } from '@gateway-minds/service-kit';
-import type { Upstream } from './upstreams.js';
+import { MAX_UPSTREAM_BODY_BYTES, type Upstream } from './upstreams.js';
 
-/** Upstream bodies above this are dropped as BAD_GATEWAY. */
-const MAX_UPSTREAM_BODY_BYTES = 4 * 1024 * 1024;
 const PASSED_BACK_HEADERS = ['content-type', 'retry-after', 'allow', 'dpop-nonce'];
 
 export interface ForwardRequest {
@@ -67,19 +65,10 @@ export async function forward(request: ForwardRequest, assertionFor: AssertionFo
   const { statusCode } = response;
   let body: Buffer;
   try {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of response.body) {
-      size += chunk.length;
-      if (size > MAX_UPSTREAM_BODY_BYTES) {
-        response.body.destroy();
-        throw relayError('BAD_GATEWAY', upstream, 'response_too_large', `The ${upstream.name} service's response exceeded ${MAX_UPSTREAM_BODY_BYTES} bytes.`);
-      }
-      chunks.push(chunk);
-    }
-    body = Buffer.concat(chunks);
+    // The pool refuses a body over MAX_UPSTREAM_BODY_BYTES as it arrives (maxResponseSize).
+    body = Buffer.from(await response.body.arrayBuffer());
   } catch (error) {
-    throw error instanceof ApiError ? error : classify(error, upstream);
+    throw classify(error, upstream);
   }
 
   const declared = statusCode === operation.successStatus || operation.errorStatuses.includes(statusCode);
@@ -110,6 +99,9 @@ export async function forward(request: ForwardRequest, assertionFor: AssertionFo
 }
 
 function classify(error: unknown, upstream: Upstream): ApiError {
+  if (error instanceof undiciErrors.ResponseExceededMaxSizeError) {
+    return relayError('BAD_GATEWAY', upstream, 'response_too_large', `The ${upstream.name} service's response exceeded ${MAX_UPSTREAM_BODY_BYTES} bytes.`);
+  }
   const timedOut =
     error instanceof undiciErrors.HeadersTimeoutError ||
     error instanceof undiciErrors.BodyTimeoutError ||

@@ -5,6 +5,9 @@
 import { Pool } from 'undici';
 import type { UpstreamConfig } from '../config.js';
 
+/** Upstream bodies above this are refused as BAD_GATEWAY (response_too_large; DECISIONS.md). */
+export const MAX_UPSTREAM_BODY_BYTES = 4 * 1024 * 1024;
+
 export interface Upstream extends UpstreamConfig {
   pool: Pool;
 }
@@ -16,7 +19,7 @@ export class UpstreamRegistry {
     for (const config of configs) {
       this.upstreams.set(config.name, {
         ...config,
-        pool: new Pool(config.url, { connections: 64, keepAliveTimeout: 30_000, pipelining: 1 }),
+        pool: new Pool(config.url, { connections: 64, keepAliveTimeout: 30_000, pipelining: 1, maxResponseSize: MAX_UPSTREAM_BODY_BYTES }),
       });
     }
   }
