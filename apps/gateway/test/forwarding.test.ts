@@ -6,6 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { gatewayLimits } from '@gateway-minds/contract';
 import { assertionKeyFiles, readAssertionKey, verifyAssertion } from '@gateway-minds/service-kit';
 import { send, startHarness, UpstreamDouble, type Harness } from './support/harness.js';
 
@@ -112,8 +113,9 @@ describe('relay failures', () => {
     expectRelay(await get(), 502, 'BAD_GATEWAY');
   });
 
-  it('an answer over 4 MiB, declared or streamed → 502 BAD_GATEWAY (response_too_large), and the next request is relayed', async () => {
-    const tooLarge = JSON.stringify({ padding: 'x'.repeat(4 * 1024 * 1024) });
+  it('an answer over the relay limit, declared or streamed → 502 BAD_GATEWAY (response_too_large), and the next request is relayed', async () => {
+    const limit = gatewayLimits.maxUpstreamResponseBytes;
+    const tooLarge = JSON.stringify({ padding: 'x'.repeat(limit) });
     upstream.behaviour = (_c, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(tooLarge) }).end(tooLarge);
     let response = await get();
     expectRelay(response, 502, 'BAD_GATEWAY');
@@ -128,7 +130,7 @@ describe('relay failures', () => {
     expectRelay(response, 502, 'BAD_GATEWAY');
     expect(response.body.error.reason).toBe('response_too_large');
     // Exactly at the limit is relayed.
-    const atLimit = JSON.stringify({ padding: 'x'.repeat(4 * 1024 * 1024 - '{"padding":""}'.length) });
+    const atLimit = JSON.stringify({ padding: 'x'.repeat(limit - '{"padding":""}'.length) });
     upstream.behaviour = (_c, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(atLimit);
     response = await get();
     expect(response.status).toBe(200);

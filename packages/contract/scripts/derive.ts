@@ -112,11 +112,13 @@ export interface GatewayLimits {
   maxPathLength: number;
   maxQueryLength: number;
   maxBodyBytes: number;
+  /** The largest answer the gateway relays from a service (BAD_GATEWAY, response_too_large, above it). */
+  maxUpstreamResponseBytes: number;
 }
 
 export function deriveGatewayLimits(doc: OpenApiDocument): GatewayLimits {
   const limits = doc.info['x-gateway-limits'] as Partial<GatewayLimits> | undefined;
-  for (const key of ['maxPathLength', 'maxQueryLength', 'maxBodyBytes'] as const) {
+  for (const key of ['maxPathLength', 'maxQueryLength', 'maxBodyBytes', 'maxUpstreamResponseBytes'] as const) {
     if (!Number.isInteger(limits?.[key])) throw new Error(`info.x-gateway-limits.${key} must be a whole number`);
   }
   return limits as GatewayLimits;

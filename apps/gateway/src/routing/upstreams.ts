@@ -3,10 +3,11 @@
  * a keep-alive connection pool; the status route probes them.
  */
 import { Pool } from 'undici';
+import { gatewayLimits } from '@gateway-minds/contract';
 import type { UpstreamConfig } from '../config.js';
 
-/** Upstream bodies above this are refused as BAD_GATEWAY (response_too_large; DECISIONS.md). */
-export const MAX_UPSTREAM_BODY_BYTES = 4 * 1024 * 1024;
+/** Upstream bodies above this are refused as BAD_GATEWAY (response_too_large; DECISIONS.md "Relay failures"). */
+export const MAX_UPSTREAM_BODY_BYTES = gatewayLimits.maxUpstreamResponseBytes;
 
 export interface Upstream extends UpstreamConfig {
   pool: Pool;
