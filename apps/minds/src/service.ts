@@ -71,7 +71,7 @@ export interface MindsService {
  * statements read (a namespace's newest events, the text index, one Mind's rows) are in memory,
  * and PostgreSQL's defaults (1 sequential, 4 random) price a read from disk. Its documentation
  * advises equal, low costs, "for example, 0.1", when the data is in memory. Measured on the
- * memory search (scripts/bench/search.ts, PostgreSQL 15, 7 runs each): with the defaults, the
+ * memory search over scripts/bench/search.ts's data (PostgreSQL 15, 7 runs each): with the defaults, the
  * planner walked the recency index for a pair of common words at 100k events (12.4 ms) where the
  * text index takes 4.0 ms, because it expects twice the matches there are; at 0.1 it reads the
  * text index there and still walks at 1M, where the text index costs 24 ms. No other term or size

@@ -102,7 +102,9 @@ export async function updateEventContent(db: Queryable, scope: MemoryScope, stor
  * With the window, the planner either walks the (mind, namespace, created_at)
  * index newest first and stops after the window's worth of matches (common
  * words), or reads the few matches from the GIN index (rare words); both are
- * bounded. Ties go to the newer event, then the storage id, so the order is
+ * bounded. It chooses by its cost estimates, which price page reads as in
+ * memory on the Minds database (MINDS_PAGE_COST in service.ts explains why).
+ * Ties go to the newer event, then the storage id, so the order is
  * deterministic.
  */
 export const SEARCH_SQL = `
