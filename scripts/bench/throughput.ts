@@ -10,6 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { cpuMs, median, postgresCpuMs } from './figures.js';
 import { forkServer, freePort, repoRoot, rssMiB, stop } from './processes.js';
 import { operationPath } from '@gateway-minds/contract';
+import { assertionKeyFiles } from '@gateway-minds/service-kit';
 import { call, readyMind, sentence, startStack, type Stack } from './stack.js';
 
 export interface ThroughputOptions {
@@ -134,6 +135,20 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     const pipelineBehindGateway = await startStack({ mindsUrl: requestOnly.url });
     stacks.push(pipelineBehindGateway);
     const pipelineSession = (await pipelineBehindGateway.issue('bridge_session')).token;
+    // A fourth in front of the same pipeline checking the gateway's assertion, as every service
+    // does: the assertion's own cost. The pipeline needs that gateway's key, so it starts second.
+    const checkingPort = await freePort();
+    const assertionBehindGateway = await startStack({ mindsUrl: `http://127.0.0.1:${checkingPort}` });
+    stacks.push(assertionBehindGateway);
+    children.push(
+      await forkServer('servers/contract-pipeline.ts', {
+        PORT: String(checkingPort),
+        VALIDATE_RESPONSES: 'false',
+        ASSERTION_PUBLIC_KEY_FILE: assertionKeyFiles(assertionBehindGateway.dataDir).publicKeyFile,
+      }),
+    );
+    const checkingPid = children.at(-1)!.pid!;
+    const assertionSession = (await assertionBehindGateway.issue('bridge_session')).token;
 
     const mockPort = await freePort();
     const prism = await import('node:child_process').then(({ spawn }) =>
@@ -158,6 +173,13 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
       { name: 'gateway whoami (auth, validation)', method: 'GET', url: `${stack.gatewayUrl}${operationPath('gateway_getPrincipal')}`, headers: bearer(apiKey), pids: [stack.gateway.pid!] },
       { name: 'gateway getMind forwarded to a stub upstream', method: 'GET', url: forwardingOnly.gatewayUrl + mindPath(mindId), headers: bearer(stubSession), pids: [forwardingOnly.gateway.pid!, stub.pid] },
       { name: 'gateway getMind forwarded to the contract pipeline (no database)', method: 'GET', url: pipelineBehindGateway.gatewayUrl + mindPath(mindId), headers: bearer(pipelineSession), pids: [pipelineBehindGateway.gateway.pid!, requestOnly.pid] },
+      {
+        name: 'gateway getMind forwarded to the contract pipeline + assertion check (no database)',
+        method: 'GET',
+        url: assertionBehindGateway.gatewayUrl + mindPath(mindId),
+        headers: bearer(assertionSession),
+        pids: [assertionBehindGateway.gateway.pid!, checkingPid],
+      },
       { name: 'gateway getMind forwarded to Minds (PGlite)', method: 'GET', url: stack.gatewayUrl + mindPath(mindId), headers: bearer(session), pids: pids(stack) },
       ...(pgStack ? [{ name: 'gateway getMind forwarded to Minds (PostgreSQL)', method: 'GET' as const, url: pgStack.gatewayUrl + mindPath(pgMindId), headers: bearer(pgSession), pids: pids(pgStack), postgres: true }] : []),
       searchTarget('gateway searchMemory (2k events, PGlite)', stack, mindId, session),
