@@ -67,7 +67,7 @@ const warmUpSeconds = (options: ThroughputOptions) => Math.min(3, options.durati
 
 async function fillMemory(stack: Stack, session: string, mindId: string): Promise<void> {
   for (let i = 0; i < 2000; i++) {
-    await call(stack.gatewayUrl, session, 'POST', `${operationPath('minds_insertEpisodicMemory')}?mind=${mindId}`, {
+    await call(stack.gatewayUrl, session, 'POST', operationPath('minds_insertEpisodicMemory', { mind: mindId }), {
       event: { id: crypto.randomUUID(), content: sentence(i), timestamp: new Date().toISOString() },
     });
   }
@@ -77,7 +77,7 @@ function searchTarget(name: string, stack: Stack, mindId: string, session: strin
   return {
     name,
     method: 'POST',
-    url: `${stack.gatewayUrl}${operationPath('minds_searchMemory')}?mind=${mindId}`,
+    url: stack.gatewayUrl + operationPath('minds_searchMemory', { mind: mindId }),
     pids: [stack.gateway.pid!, stack.minds.pid!],
     headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' },
     body: JSON.stringify({ text: 'garden river', limit: 20 }),

@@ -28,10 +28,11 @@ const examples: Record<string, string> = {
   agent_id: newAgentId(),
 };
 
+/** The operation's path with every path parameter, and the Mind query parameter where it has one (the same Mind). */
 function pathOf(operation: OperationFacts): string {
-  const path = operationPath(operation.operationId as OperationId, examples);
-  const query = operation.parameters.some((p) => p.in === 'query' && p.name === 'mind') ? `?mind=${examples.mind_id}` : '';
-  return path + query;
+  const values: Record<string, string> = { ...examples, mind: examples.mind_id! };
+  const params = Object.fromEntries(operation.parameters.filter((p) => p.in !== 'header' && values[p.name] !== undefined).map((p) => [p.name, values[p.name]!]));
+  return operationPath(operation.operationId as OperationId, params);
 }
 
 const isAgentOperation = (o: OperationFacts) => o.security.some((s) => s.scheme === 'agentCredential');

@@ -40,19 +40,29 @@ export function isOperationId(value: unknown): value is OperationId {
   return typeof value === 'string' && Object.hasOwn(operationTable, value);
 }
 
-/** The anchor of a code's entry on the docs site's error catalog page. */
 /**
- * An operation's path as the contract writes it, with its path parameters filled in
- * (percent-encoded). A parameter the path names but `params` lacks is an error.
+ * An operation's path and query as the contract writes them: its path parameters filled in
+ * (percent-encoded), and any of its query parameters given in `params` appended as a query string.
+ * A path parameter `params` lacks, or a name that is neither a path nor a query parameter of the
+ * operation, is an error.
  */
 export function operationPath(operationId: OperationId, params: Readonly<Record<string, string>> = {}): string {
-  return operationTable[operationId].path.replace(/\{(\w+)\}/g, (_, name: string) => {
+  const operation = operationTable[operationId];
+  const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined) throw new Error(`${operationId}: no value for the path parameter ${name}`);
     return encodeURIComponent(value);
   });
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    const parameter = operation.parameters.find((p) => p.name === name && (p.in === 'path' || p.in === 'query'));
+    if (!parameter) throw new Error(`${operationId}: ${name} is not one of its path or query parameters`);
+    if (parameter.in === 'query') query.append(name, value);
+  }
+  return query.size > 0 ? `${path}?${query}` : path;
 }
 
+/** The anchor of a code's entry on the docs site's error catalog page. */
 export function errorDocsUrl(docsBaseUrl: string, code: ErrorCode): string {
   return `${docsBaseUrl.replace(/\/+$/, '')}/errors.html#${code}`;
 }
