@@ -99,8 +99,9 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
   const children: ChildProcess[] = [];
   const stacks: Stack[] = [];
   try {
-    const port = async (script: string, env: Record<string, string> = {}) => {
-      const p = await freePort();
+    /** Forks a bench server on `p` (a free port unless given) and keeps it for the cleanup. */
+    const port = async (script: string, env: Record<string, string> = {}, p?: number) => {
+      p ??= await freePort();
       children.push(await forkServer(script, { PORT: String(p), ...env }));
       return { url: `http://127.0.0.1:${p}`, pid: children.at(-1)!.pid! };
     };
@@ -140,14 +141,11 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     const checkingPort = await freePort();
     const assertionBehindGateway = await startStack({ mindsUrl: `http://127.0.0.1:${checkingPort}` });
     stacks.push(assertionBehindGateway);
-    children.push(
-      await forkServer('servers/contract-pipeline.ts', {
-        PORT: String(checkingPort),
-        VALIDATE_RESPONSES: 'false',
-        ASSERTION_PUBLIC_KEY_FILE: assertionKeyFiles(assertionBehindGateway.dataDir).publicKeyFile,
-      }),
+    const checking = await port(
+      'servers/contract-pipeline.ts',
+      { VALIDATE_RESPONSES: 'false', ASSERTION_PUBLIC_KEY_FILE: assertionKeyFiles(assertionBehindGateway.dataDir).publicKeyFile },
+      checkingPort,
     );
-    const checkingPid = children.at(-1)!.pid!;
     const assertionSession = (await assertionBehindGateway.issue('bridge_session')).token;
 
     const mockPort = await freePort();
@@ -178,7 +176,7 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
         method: 'GET',
         url: assertionBehindGateway.gatewayUrl + mindPath(mindId),
         headers: bearer(assertionSession),
-        pids: [assertionBehindGateway.gateway.pid!, checkingPid],
+        pids: [assertionBehindGateway.gateway.pid!, checking.pid],
       },
       { name: 'gateway getMind forwarded to Minds (PGlite)', method: 'GET', url: stack.gatewayUrl + mindPath(mindId), headers: bearer(session), pids: pids(stack) },
       ...(pgStack ? [{ name: 'gateway getMind forwarded to Minds (PostgreSQL)', method: 'GET' as const, url: pgStack.gatewayUrl + mindPath(pgMindId), headers: bearer(pgSession), pids: pids(pgStack), postgres: true }] : []),
