@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { lookupRef } from '@gateway-minds/contract';
+import { lookupRef, operationTable } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import '../src/service-app.js';
 import { validatorSchemaPreprocessor } from '../src/ref-lookup-without-compile.js';
@@ -30,7 +30,7 @@ describe("the validator's ref resolution while preparing the document", () => {
     expect(compiledRefs).toEqual([]);
     // A ref resolves to the document's own component object, as the Ajv lookup returned it: not a copy.
     const bodySchemaOf = (doc: unknown) =>
-      (doc as { paths: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref?: string } }> } } }> }).paths['/v1/minds/services']!.post.requestBody.content['application/json']!.schema;
+      (doc as { paths: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref?: string } }> } } }> }).paths[operationTable.minds_createMind.path]!.post.requestBody.content['application/json']!.schema;
     const ref = bodySchemaOf(openapiDocument).$ref!;
     expect(ref).toMatch(/^#\/components\/schemas\//);
     expect(bodySchemaOf(apiDoc)).toBe(lookupRef(apiDoc, ref));
