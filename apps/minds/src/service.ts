@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express, type Request, type Response } from 'express';
 import type { JWK } from 'jose';
 import { openDatabase, type Database } from '@gateway-minds/db';
-import { ApiError, createLogger, createServiceApp, importAssertionKey, withSideRoutes, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
+import { ApiError, createLogger, createServiceApp, HEALTH_PATH, importAssertionKey, withSideRoutes, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
 import { HttpAgentDirectory, type AgentDirectory } from './agents.js';
 import { authenticate, humanCaller } from './auth.js';
 import { MindsController } from './controller/controller.js';
@@ -141,7 +141,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.get('/healthz', async (_req, res) => {
+  app.get(HEALTH_PATH, async (_req, res) => {
     try {
       await db.query('SELECT 1');
       res.json({ status: 'ok' });
@@ -150,7 +150,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     }
   });
   app.use(serviceApp);
-  const listener = withSideRoutes(serviceApp, { '/healthz': app });
+  const listener = withSideRoutes(serviceApp, { [HEALTH_PATH]: app });
 
   const controller = new MindsController(db, host, {
     tickMs: config.controller?.tickMs ?? 250,

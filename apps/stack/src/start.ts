@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 // Only the key files: the whole kit (Express, the validator) would add ~0.4 s before anything
 // starts, and the assertion module ~50 ms more (jose, loaded only when keys must be created).
 import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit/assertion-keys';
+import { HEALTH_PATH } from '@gateway-minds/service-kit/side-routes';
 import { SERVICE_NODE_FLAGS } from './service-node-flags.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -81,7 +82,7 @@ async function answers(url: string): Promise<boolean> {
   }
   return false;
 }
-const mindsUp = mindsStarted ? await answers(`http://127.0.0.1:${mindsPort}/healthz`) : false;
+const mindsUp = mindsStarted ? await answers(`http://127.0.0.1:${mindsPort}${HEALTH_PATH}`) : false;
 const gatewayUp = await answers(`${base}/v1/status`);
 if (!gatewayUp) console.warn('The gateway did not answer within a minute.');
 if (mindsStarted && !mindsUp) console.warn('The Minds service did not answer within a minute; /v1/status reports it down.');

@@ -3,6 +3,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 /**
+ * Where every service answers its liveness probe, outside the contract: the gateway's status
+ * route probes it (spec/DECISIONS.md, "The status probe") and `npm start` waits on it.
+ */
+export const HEALTH_PATH = '/healthz';
+
+/**
  * The HTTP listener of a service: requests under a side prefix outside the contract (the
  * gateway's /docs site, a service's /healthz) go to that prefix's handler, everything else
  * straight to the contract app. Mounting the contract app inside an outer Express app instead

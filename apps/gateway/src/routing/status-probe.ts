@@ -1,10 +1,11 @@
 /**
- * The status route's live probe of every registered service (GET <url>/healthz),
+ * The status route's live probe of every registered service (GET <url>/healthz, HEALTH_PATH),
  * cached for the contract's cache_ttl_seconds so a burst of status calls makes
  * one probe.
  */
 import { openapiDocument } from '@gateway-minds/contract/document';
 import type { Schemas } from '@gateway-minds/contract';
+import { HEALTH_PATH } from '@gateway-minds/service-kit/side-routes';
 import type { UpstreamRegistry } from './upstreams.js';
 
 type GatewayStatus = Schemas['GatewayStatus'];
@@ -45,7 +46,7 @@ export class StatusProbe {
       const started = performance.now();
       try {
         const response = await upstream.pool.request({
-          path: '/healthz',
+          path: HEALTH_PATH,
           method: 'GET',
           headersTimeout: PROBE_TIMEOUT_MS,
           bodyTimeout: PROBE_TIMEOUT_MS,
