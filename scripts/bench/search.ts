@@ -1,8 +1,9 @@
 /**
  * Memory search as memory grows, within one Mind, on the Minds service's own
  * schema and SQL (its migrations and searchEvents): the insert rate through
- * the service's insert, then bulk growth by SQL to each size, and search
- * p50/p99 for a rare and a common term at each size, with the plan.
+ * the service's insert, then a Mind grown by SQL to each size, and search
+ * p50/p99 for a rare word, a word pair and a common word at each size, the
+ * sizes searched in interleaved rounds, with the plan.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '@gateway-minds/db';
 import { MINDS_PAGE_COST, migrationsDir } from '../../apps/minds/src/service.js';
-import { insertEvent, OWNER_NAMESPACE, SEARCH_SQL, searchEvents, searchParams } from '../../apps/minds/src/memory/store.js';
+import { insertEvent, OWNER_NAMESPACE, SEARCH_SQL, searchEvents, searchParams, type MemoryScope } from '../../apps/minds/src/memory/store.js';
 import { SEARCH_RANKING_WINDOW } from '../../apps/minds/src/spec.js';
 import { percentile } from './figures.js';
 
@@ -24,6 +25,8 @@ export interface SearchRow {
   matches: number;
   p50: number;
   p99: number;
+  /** The p50 of each round, in round order: rows of one round ran seconds apart. */
+  roundP50s: number[];
   /** The indexes the service's search statement used for this term at this size. */
   index: string;
 }
@@ -87,85 +90,126 @@ async function growTo(db: Database, mindId: string, scope: { org: string; projec
 /** Events inserted one by one for the insert rate. */
 const sample = 2000;
 
-async function searchTimes(db: Database, scope: { org: string; project: string; mind: string }, term: string, runs: number) {
-  const memoryScope = { mindId: scope.mind, org: scope.org, project: scope.project, namespace: OWNER_NAMESPACE };
-  const times: number[] = [];
-  let matches = 0;
-  // Warm-up, untimed: the first search also waits for an ANALYZE that growth started on PGlite.
-  for (let i = 0; i < 3; i++) await searchEvents(db, memoryScope, term, 20, rankingWindow);
-  for (let i = 0; i < runs; i++) {
-    const started = performance.now();
-    matches = (await searchEvents(db, memoryScope, term, 20, rankingWindow)).length;
-    times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  const { rows } = await db.query<{ count: number }>(
+/** One size's database: a Mind grown to `events`, searched in rounds interleaved with the other sizes. */
+interface Dataset {
+  db: Database;
+  events: number;
+  scope: MemoryScope;
+  /** Per term: every timed search (ms), and the p50 of each round. */
+  times: Map<string, { all: number[]; roundP50s: number[] }>;
+}
+
+const timed = async (dataset: Dataset, term: string): Promise<number> => {
+  const started = performance.now();
+  await searchEvents(dataset.db, dataset.scope, term, 20, rankingWindow);
+  return performance.now() - started;
+};
+
+async function matchCount(dataset: Dataset, term: string): Promise<number> {
+  const { rows } = await dataset.db.query<{ count: number }>(
     `SELECT count(*)::int AS count FROM memory_events WHERE mind_id = $1 AND search @@ websearch_to_tsquery('english', $2)`,
-    [scope.mind, term],
+    [dataset.scope.mindId, term],
   );
-  void matches;
-  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), matches: rows[0]!.count };
+  return rows[0]!.count;
 }
 
 /** The plan of the service's own search statement, with the timings of one run. */
-async function plan(db: Database, scope: { org: string; project: string; mind: string }, term: string): Promise<string> {
-  const memoryScope = { mindId: scope.mind, org: scope.org, project: scope.project, namespace: OWNER_NAMESPACE };
+async function plan(dataset: Dataset, term: string): Promise<string> {
   // Planned for its values each call, as the service's search is (searchEvents): never a generic plan.
-  const { rows } = await db.query<Record<string, string>>(`EXPLAIN (ANALYZE, COSTS OFF) ${SEARCH_SQL}`, searchParams(memoryScope, term, 20, rankingWindow), {
+  const { rows } = await dataset.db.query<Record<string, string>>(`EXPLAIN (ANALYZE, COSTS OFF) ${SEARCH_SQL}`, searchParams(dataset.scope, term, 20, rankingWindow), {
     planEachCall: true,
   });
   return rows.map((r) => Object.values(r)[0]).join('\n');
 }
 
-export async function runSearch(options: { sizes: Record<string, number[]>; runs: number }): Promise<SearchReport> {
+/**
+ * Every size is built first, each in a database of its own, and then searched in rounds: in
+ * each round every term is searched `runsPerRound` times at every size, one size after the other
+ * (the order alternating between rounds). The growth from the smallest to the largest size is a
+ * ratio of two timings, and on this shared host timings taken minutes apart differ by more than
+ * the growth being judged: back to back, one size's p50 moved from 6.7 to 9.9 ms within seconds.
+ * Taken within one round they are seconds apart, and the median round's ratio is reported.
+ */
+export async function runSearch(options: { sizes: Record<string, number[]>; rounds: number; runsPerRound: number }): Promise<SearchReport> {
   const report: SearchReport = { rankingWindow, insertRates: [], rows: [], plans: [] };
   for (const [driver, sizes] of Object.entries(options.sizes)) {
     if (driver === 'postgres' && !process.env.BENCH_DATABASE_URL) continue;
     const dir = mkdtempSync(join(tmpdir(), 'bench-search-'));
     const schemas: string[] = [];
+    const opened: Database[] = [];
     const open = async (name: string, options: { analyzeIntervalMs?: number } = {}) => {
       const schema = `bench_search_${Date.now()}_${name}`;
       schemas.push(schema);
       // Planned as the service plans (its page cost): the search's plan choice depends on it.
       const common = { migrationsDir, pageCost: MINDS_PAGE_COST };
-      return openDatabase(driver === 'postgres' ? { url: process.env.BENCH_DATABASE_URL, schema, ...common } : { dataDir: join(dir, name), schema: 'minds', ...common, ...options });
+      const db = await openDatabase(
+        driver === 'postgres' ? { url: process.env.BENCH_DATABASE_URL, schema, ...common } : { dataDir: join(dir, name), schema: 'minds', ...common, ...options },
+      );
+      opened.push(db);
+      return db;
     };
     const scope = { org: 'org_bench', project: 'prj_bench' };
-    // The insert rate of a fresh Mind through the service's own insert (one statement per event, as
-    // the API does it), on a database opened as the service opens it.
-    const fresh = await open('inserts');
     try {
-      const memoryScope = { mindId: await newMind(fresh, scope), org: scope.org, project: scope.project, namespace: OWNER_NAMESPACE };
+      // The insert rate of a fresh Mind through the service's own insert (one statement per event, as
+      // the API does it), on a database opened as the service opens it.
+      const fresh = await open('inserts');
+      const freshScope = { mindId: await newMind(fresh, scope), org: scope.org, project: scope.project, namespace: OWNER_NAMESPACE };
       const started = performance.now();
       for (let i = 0; i < sample; i++) {
-        await insertEvent(fresh, memoryScope, { id: randomUUID(), content: `warm-up event ${i} about the ${vocabulary[i % 16]}`, timestamp: '2026-11-21T12:00:00Z' });
+        await insertEvent(fresh, freshScope, { id: randomUUID(), content: `warm-up event ${i} about the ${vocabulary[i % 16]}`, timestamp: '2026-11-21T12:00:00Z' });
       }
       report.insertRates.push({ driver, perSecond: Math.round(sample / ((performance.now() - started) / 1000)) });
-    } finally {
-      await fresh.close();
-    }
-    // Growth by SQL packs hours of inserts into seconds: on PGlite the driver's ANALYZE (autovacuum's
-    // rule) runs after every batch instead of at most every 10 s, as it would have over those hours.
-    const db = await open('growth', { analyzeIntervalMs: 0 });
-    try {
-      const mind = await newMind(db, scope);
-      let current = 0;
-      for (const size of sizes) {
+
+      const datasets: Dataset[] = [];
+      for (const events of sizes) {
+        // Growth by SQL packs hours of inserts into seconds: on PGlite the driver's ANALYZE (autovacuum's
+        // rule) runs after every batch instead of at most every 10 s, as it would have over those hours.
+        const db = await open(`events${events}`, { analyzeIntervalMs: 0 });
+        const mindId = await newMind(db, scope);
         const loadStart = performance.now();
-        await growTo(db, mind, scope, current, size);
-        console.log(`  ${driver}: grew to ${size} events in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
-        current = size;
+        await growTo(db, mindId, scope, 0, events);
+        console.log(`  ${driver}: grew a Mind to ${events} events in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
+        const dataset: Dataset = { db, events, scope: { mindId, org: scope.org, project: scope.project, namespace: OWNER_NAMESPACE }, times: new Map() };
+        // Warm-up, untimed: the first search also waits for an ANALYZE that growth started on PGlite.
+        for (const term of searchTerms) for (let i = 0; i < 3; i++) await timed(dataset, term);
+        for (const term of searchTerms) dataset.times.set(term, { all: [], roundP50s: [] });
+        datasets.push(dataset);
+      }
+      for (let round = 0; round < options.rounds; round++) {
         for (const term of searchTerms) {
-          const timing = await searchTimes(db, { ...scope, mind }, term, options.runs);
-          const text = await plan(db, { ...scope, mind }, term);
+          for (const dataset of round % 2 ? [...datasets].reverse() : datasets) {
+            // One untimed search: the previous size's search left other pages in the caches.
+            await timed(dataset, term);
+            const times: number[] = [];
+            for (let i = 0; i < options.runsPerRound; i++) times.push(await timed(dataset, term));
+            const record = dataset.times.get(term)!;
+            record.all.push(...times);
+            record.roundP50s.push(percentile([...times].sort((a, b) => a - b), 0.5));
+          }
+        }
+      }
+      for (const dataset of datasets) {
+        for (const term of searchTerms) {
+          const { all, roundP50s } = dataset.times.get(term)!;
+          all.sort((a, b) => a - b);
+          const text = await plan(dataset, term);
           const indexes = [...new Set(text.match(/memory_events_\w+/g) ?? [])].map((name) => indexNames[name] ?? name);
-          report.rows.push({ driver, events: size, term, ...timing, index: indexes.join(' + ') || 'none (sequential scan)' });
-          if (size === sizes.at(-1)) report.plans.push({ driver, events: size, term, plan: text });
+          report.rows.push({
+            driver,
+            events: dataset.events,
+            term,
+            matches: await matchCount(dataset, term),
+            p50: percentile(all, 0.5),
+            p99: percentile(all, 0.99),
+            roundP50s,
+            index: indexes.join(' + ') || 'none (sequential scan)',
+          });
+          if (dataset === datasets.at(-1)) report.plans.push({ driver, events: dataset.events, term, plan: text });
         }
       }
     } finally {
-      if (driver === 'postgres') for (const schema of schemas) await db.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
-      await db.close();
+      if (driver === 'postgres' && opened[0]) for (const schema of schemas) await opened[0].query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
+      for (const db of opened) await db.close();
       rmSync(dir, { recursive: true, force: true });
     }
   }
