@@ -57,17 +57,17 @@ async function newMind(db: Database, scope: { org: string; project: string }): P
 }
 
 /**
- * Grows the Mind's memory to `target` rows, 50k per statement: two word slots per
+ * Fills a new Mind's memory with `target` events, 50k per statement: two word slots per
  * event, each filled independently (hashed, so each word is in about 12% of events and
  * a given pair in about 0.8%), one rare word per 1000 events, and one second
  * between events' created_at, as a stream of memories has. The words themselves are
  * not independent: an event holds at most two, so a pair is in 0.78% of events where
  * PostgreSQL's estimate, which multiplies the words' frequencies, expects 1.5%.
  */
-async function growTo(db: Database, mindId: string, scope: { org: string; project: string }, from: number, target: number): Promise<void> {
+async function grow(db: Database, mindId: string, scope: { org: string; project: string }, target: number): Promise<void> {
   const words = `ARRAY[${vocabulary.map((w) => `'${w}'`).join(',')}]`;
   const batch = 50_000;
-  for (let start = from; start < target; start += batch) {
+  for (let start = 0; start < target; start += batch) {
     const end = Math.min(target, start + batch);
     await db.query(
       `INSERT INTO memory_events (storage_id, mind_id, organization_id, project_id, namespace, event_id, content, event_timestamp, event_type, tags, created_at, updated_at)
@@ -167,7 +167,7 @@ export async function runSearch(options: { sizes: Record<string, number[]>; roun
         const db = await open(`events${events}`, { analyzeIntervalMs: 0 });
         const mindId = await newMind(db, scope);
         const loadStart = performance.now();
-        await growTo(db, mindId, scope, 0, events);
+        await grow(db, mindId, scope, events);
         console.log(`  ${driver}: grew a Mind to ${events} events in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
         const dataset: Dataset = { db, events, scope: { mindId, org: scope.org, project: scope.project, namespace: OWNER_NAMESPACE }, times: new Map() };
         // Warm-up, untimed: the first search also waits for an ANALYZE that growth started on PGlite.
