@@ -79,6 +79,9 @@ function operationExtension<T>(operation: OperationFacts, name: string): T {
 /** Usage window: positive and at most x-max-window-days (93) on minds_getUsage. */
 export const USAGE_WINDOW_MAX_MS = operationExtension<number>(operationTable.minds_getUsage, 'x-max-window-days') * DAY_MS;
 
+/** The most Minds one Sandbox holds (x-max-minds-per-sandbox on minds_createMind). */
+export const MAX_MINDS_PER_SANDBOX = operationExtension<number>(operationTable.minds_createMind, 'x-max-minds-per-sandbox');
+
 /** A memory search ranks only the newest x-ranking-window matching events, per search operation. */
 export const SEARCH_RANKING_WINDOW = {
   owner: operationExtension<number>(operationTable.minds_searchMemory, 'x-ranking-window'),

@@ -9,9 +9,9 @@ import { contextSha256 } from '../canonical.js';
 import { deriveStatus } from '../controller/state.js';
 import type { Deps } from '../deps.js';
 import { IDEMPOTENCY_KEYS, requestFingerprint, runOnce, type StoredResponse } from '../replay.js';
-import { CREATION_CONTEXT_HEADER, IDEMPOTENCY_HEADER, LIST_LIMIT_DEFAULT, SCHEMA_VERSION } from '../spec.js';
+import { CREATION_CONTEXT_HEADER, IDEMPOTENCY_HEADER, LIST_LIMIT_DEFAULT, MAX_MINDS_PER_SANDBOX, SCHEMA_VERSION } from '../spec.js';
 import { resolveCapacity } from './profiles.js';
-import { findMind, MIND_VIEW_COLUMNS, mindExists, toMind, type MindRow, type MindView, type Tenant } from './store.js';
+import { findMind, lockAndCountSandboxMinds, MIND_VIEW_COLUMNS, mindExists, toMind, type MindRow, type MindView, type Tenant } from './store.js';
 
 /** The services every Mind runs (the interface's examples: memory). */
 export const MIND_SERVICES = ['memory'];
@@ -79,6 +79,9 @@ export function lifecycleHandlers(deps: Deps) {
     const key = header(req, IDEMPOTENCY_HEADER);
     const stored = await runOnce(db, IDEMPOTENCY_KEYS, replayScope(caller, key), operationId, requestFingerprint(operationId, {}, body), async (tx) => {
       const { plan, capacity } = resolveCapacity(body.plan, body.profile_id);
+      if ((await lockAndCountSandboxMinds(tx, tenantOf(caller), caller.sandbox)) >= MAX_MINDS_PER_SANDBOX) {
+        throw new ApiError('SANDBOX_CREATE_NOT_ADMITTED', `This Sandbox already holds ${MAX_MINDS_PER_SANDBOX} Minds, the most it admits.`, { reason: 'sandbox_mind_limit' });
+      }
       const mindId = randomUUID();
       const { rows } = await tx.query<MindRow>(
         `INSERT INTO minds (mind_id, organization_id, project_id, workspace_id, sandbox_id, created_by, name, region, plan,

@@ -112,6 +112,20 @@ export async function findMind<Column extends keyof MindRow = keyof MindRow>(
   return rows[0];
 }
 
+/**
+ * How many Minds a Sandbox of the tenant holds. Inside a transaction it first takes a lock on the
+ * Sandbox that lasts until the transaction ends, so two creations counted at once cannot both take
+ * its last place (PostgreSQL's default isolation would let both see the same count).
+ */
+export async function lockAndCountSandboxMinds(tx: Queryable, tenant: Tenant, sandboxId: string): Promise<number> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`minds.sandbox:${tenant.org}:${tenant.project}:${sandboxId}`]);
+  const { rows } = await tx.query<{ count: number }>(
+    'SELECT count(*)::int AS count FROM minds WHERE organization_id = $1 AND project_id = $2 AND sandbox_id = $3',
+    [tenant.org, tenant.project, sandboxId],
+  );
+  return rows[0]!.count;
+}
+
 /** Whether the tenant has this Mind (the same refusal for another tenant's Mind as for a missing one). */
 export async function mindExists(db: Queryable, tenant: Tenant, mindId: string): Promise<boolean> {
   return (await findMind(db, tenant, mindId, { columns: ['mind_id'] })) !== undefined;
