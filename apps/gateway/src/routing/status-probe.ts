@@ -1,5 +1,5 @@
 /**
- * The status route's live probe of every registered service (GET <url>/healthz, HEALTH_PATH),
+ * The status route's live probe of every registered service (GET <url> + HEALTH_PATH),
  * cached for the contract's cache_ttl_seconds so a burst of status calls makes
  * one probe.
  */
