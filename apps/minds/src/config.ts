@@ -21,6 +21,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { JWK } from 'jose';
+import { isPageCost } from '@gateway-minds/db';
 import type { MindsServiceConfig } from './service.js';
 import { admissionSettings } from './spec.js';
 
@@ -43,7 +44,7 @@ function pageCost(env: Env): number | 'server' | undefined {
   if (!raw) return undefined;
   if (raw === 'server') return 'server';
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`DATABASE_PAGE_COST must be a positive number or 'server', got ${JSON.stringify(raw)}`);
+  if (!isPageCost(value)) throw new Error(`DATABASE_PAGE_COST must be a positive number or 'server', got ${JSON.stringify(raw)}`);
   return value;
 }
 

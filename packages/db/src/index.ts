@@ -10,6 +10,7 @@ import type { Database, OpenDatabaseOptions } from './types.js';
 
 export type { Database, IsolationLevel, OpenDatabaseOptions, Queryable, QueryOptions, QueryResult, TransactionOptions } from './types.js';
 export { readMigrations, type Migration } from './migrations.js';
+export { isPageCost } from './planner.js';
 
 /** Schema names are spliced into SQL and connection options, so only plain lower-case identifiers pass. */
 const schemaName = /^[a-z_][a-z0-9_]{0,62}$/;
