@@ -11,7 +11,7 @@
  */
 import autocannon from 'autocannon';
 import { resolve } from 'node:path';
-import { cpuMs, median, postgresCpuMs } from './figures.js';
+import { cpuMs, inRoundOrder, median, postgresCpuMs } from './figures.js';
 import { repoRoot } from './processes.js';
 import { operationPath } from '@gateway-minds/contract';
 
@@ -36,7 +36,7 @@ for (const [name, checkout] of Object.entries(checkouts)) {
 }
 try {
   for (let round = 0; round < rounds; round++) {
-    for (const setup of round % 2 ? [...setups].reverse() : setups) {
+    for (const setup of inRoundOrder(setups, round)) {
       const before = { gateway: cpuMs(setup.stack.gateway.pid!), minds: cpuMs(setup.stack.minds.pid!), postgres: onPostgres ? postgresCpuMs() : 0 };
       const result = await autocannon({ url: setup.url, connections: 10, duration: 3, headers: setup.headers });
       setup.gateway.push(((cpuMs(setup.stack.gateway.pid!) - before.gateway) * 1000) / result.requests.total);

@@ -5,6 +5,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** The value at fraction p of values already sorted ascending. */
+/**
+ * The items in the order one round runs them: as given in even rounds, reversed in odd ones, so
+ * that a host speeding up or slowing down within a round does not always favour the same items.
+ */
+export const inRoundOrder = <T>(items: readonly T[], round: number): T[] => (round % 2 ? [...items].reverse() : [...items]);
+
 export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 /** CPU milliseconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */

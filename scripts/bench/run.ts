@@ -151,15 +151,16 @@ if (sections.includes('search')) {
     return row ? [`${row[of].toFixed(2)} ms ("${row.term}")`, verdict(row[of] <= limitMs)] : ['not run', '-'];
   };
   const growth = (driver: string, term: string) => {
-    const small = report.rows.find((r) => r.driver === driver && r.events === 10_000 && r.term === term);
-    const large = report.rows.find((r) => r.driver === driver && r.events === 1_000_000 && r.term === term);
-    if (!small || !large) return ['not run', '-'];
+    const [smallest, largest] = [sizes.postgres[0], sizes.postgres.at(-1)];
+    const small = report.rows.find((r) => r.driver === driver && r.events === smallest && r.term === term);
+    const large = report.rows.find((r) => r.driver === driver && r.events === largest && r.term === term);
+    if (!small || !large || small === large) return ['not run', '-'];
     // Time grows as events^k: k = 1 is linear; the line, 10× for 100× the events, is k = 0.5 (bench/README.md).
     // The sizes were searched in interleaved rounds: each round's ratio pairs timings seconds apart.
     const ratios = large.roundP50s.map((p50, round) => p50 / small.roundP50s[round]!);
     const ratio = median(ratios);
     const range = ratios.length > 1 ? ` (rounds: ${Math.min(...ratios).toFixed(1)}× to ${Math.max(...ratios).toFixed(1)}×)` : '';
-    return [`${ratio.toFixed(1)}× the time, k = ${(Math.log(ratio) / Math.log(100)).toFixed(2)}${range} ("${term}")`, verdict(ratio < 10)];
+    return [`${ratio.toFixed(1)}× the time, k = ${(Math.log(ratio) / Math.log(largest! / smallest!)).toFixed(2)}${range} ("${term}")`, verdict(ratio < 10)];
   };
   say('### Targets');
   say();

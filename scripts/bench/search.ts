@@ -13,7 +13,7 @@ import { openDatabase, type Database } from '@gateway-minds/db';
 import { MINDS_PAGE_COST, migrationsDir } from '../../apps/minds/src/service.js';
 import { insertEvent, OWNER_NAMESPACE, SEARCH_SQL, searchEvents, searchParams, type MemoryScope } from '../../apps/minds/src/memory/store.js';
 import { SEARCH_RANKING_WINDOW } from '../../apps/minds/src/spec.js';
-import { percentile } from './figures.js';
+import { inRoundOrder, percentile } from './figures.js';
 
 /** The owner search's ranking window (x-ranking-window in the spec). */
 const rankingWindow = SEARCH_RANKING_WINDOW.owner;
@@ -177,7 +177,7 @@ export async function runSearch(options: { sizes: Record<string, number[]>; roun
       }
       for (let round = 0; round < options.rounds; round++) {
         for (const term of searchTerms) {
-          for (const dataset of round % 2 ? [...datasets].reverse() : datasets) {
+          for (const dataset of inRoundOrder(datasets, round)) {
             // One untimed search: the previous size's search left other pages in the caches.
             await timed(dataset, term);
             const times: number[] = [];

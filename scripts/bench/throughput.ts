@@ -7,7 +7,7 @@
 import autocannon from 'autocannon';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { cpuMs, median, postgresCpuMs } from './figures.js';
+import { cpuMs, inRoundOrder, median, postgresCpuMs } from './figures.js';
 import { forkServer, freePort, repoRoot, rssMiB, stop } from './processes.js';
 import { operationPath } from '@gateway-minds/contract';
 import { assertionKeyFiles } from '@gateway-minds/service-kit';
@@ -191,9 +191,7 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     let peak = { gateway: 0, minds: 0 };
     const afterRound = { gateway: [] as number[], minds: [] as number[] };
     for (let round = 0; round < options.rounds; round++) {
-      // Every other round runs the rows in reverse: a host that speeds up or slows down over a round
-      // then favours the early rows in one round and the late rows in the next, not always the same.
-      for (const target of round % 2 ? [...targets].reverse() : targets) {
+      for (const target of inRoundOrder(targets, round)) {
         // Warm up right before each measured window, not once: express-openapi-validator compiles an
         // operation's validators on first use and V8 optimises hot paths, and a stack left idle while
         // the other rows run (about 40 s) comes back cold: measured, its first 5 s after 35 s idle
