@@ -103,6 +103,11 @@ export function operationsByErrorCode(document: OpenApiDocument): Map<ErrorCode,
   return byCode;
 }
 
+/** An identifier that may wrap after its underscores (`CREATION_<wbr>CONTEXT_<wbr>…`), so a long one does not widen the page. */
+function wrappable(identifier: string): string {
+  return escapeHtml(identifier).replace(/_/g, '_<wbr>');
+}
+
 export function errorsPage(ctx: SiteContext): string {
   const byCode = operationsByErrorCode(ctx.document);
   const statuses = [...new Set(errorCodes.map((code) => errorCatalog[code].status))].sort((a, b) => a - b);
@@ -110,7 +115,7 @@ export function errorsPage(ctx: SiteContext): string {
     .map((code) => {
       const facts = errorCatalog[code];
       const operations = byCode.get(code) ?? [];
-      const links = operations.map((id) => `<a href="${referenceAnchor(id)}"><code>${id}</code></a>`).join(' ');
+      const links = operations.map((id) => `<a href="${referenceAnchor(id)}"><code>${wrappable(id)}</code></a>`).join(' ');
       const returnedBy =
         operations.length === 0
           ? '<span class="muted">not listed on an operation</span>'
@@ -118,12 +123,12 @@ export function errorsPage(ctx: SiteContext): string {
             ? links
             : `<details><summary>${operations.length} operations</summary>${links}</details>`;
       return `      <tr id="${code}" data-status="${facts.status}">
-        <th scope="row"><a class="anchor" href="#${code}"><code>${code}</code></a></th>
+        <th scope="row"><a class="anchor" href="#${code}"><code>${wrappable(code)}</code></a></th>
         <td>${facts.status}</td>
-        <td><code>${facts.type}</code></td>
+        <td><code>${wrappable(facts.type)}</code></td>
         <td>${inline(facts.description)}</td>
         <td>${facts.retryAfter ? 'yes' : 'no'}</td>
-        <td>${facts.fields.length ? facts.fields.map((f) => `<code>${f}</code>`).join(', ') : '—'}</td>
+        <td>${facts.fields.length ? facts.fields.map((f) => `<code>${wrappable(f)}</code>`).join(', ') : '—'}</td>
         <td>${facts.outcomeUnknown ? '<strong>yes</strong>' : 'no'}</td>
         <td class="ops">${returnedBy}</td>
       </tr>`;
@@ -285,7 +290,8 @@ summary { cursor: pointer; color: var(--accent); }
 tr:target th code { font-weight: 700; }
 td.ops code { font-size: 12px; }
 .ops a { display: inline-block; margin: 0 .25rem .15rem 0; }
-td.ops { min-width: 14rem; }
+td.ops { min-width: 10rem; }
+/* Codes, types and operation ids wrap after an underscore (<wbr>), so the catalog fits a 1280 px window. */
 .anchor { text-decoration: none; }
 .muted { color: var(--muted); }
 .legend { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0 0 1rem; }
