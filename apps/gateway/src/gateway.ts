@@ -22,6 +22,7 @@ import {
   createOperationRouter,
   createAssertionSigner,
   createServiceApp,
+  docsBaseUrlOf,
   readAssertionKey,
   requestContext,
   shapeError,
@@ -49,6 +50,8 @@ const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), '../migratio
 export interface Gateway {
   url: string;
   adminUrl: string;
+  /** The base of every `docs_url` this gateway emits; a service behind it should emit the same. */
+  docsBaseUrl: string;
   adminToken: string;
   db: Database;
   store: CredentialStore;
@@ -111,6 +114,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const dpop = new DpopVerifier({ requireNonce: config.dpop.requireNonce, iatWindowSeconds: config.dpop.iatWindowSeconds, replay });
   let publicBaseUrl = config.publicBaseUrl;
   const authenticate = createAuthenticator({ store, dpop, limiter, publicBaseUrl: () => publicBaseUrl });
+  const docsBaseUrl = () => docsBaseUrlOf({ DOCS_BASE_URL: config.docsBaseUrl }, publicBaseUrl);
 
   /** Authenticates for the matched operation, and counts the answer for the caller's organization. */
   async function authenticateFor(req: Request, res: Response, operation: OperationFacts): Promise<VerifiedPrincipal | null> {
@@ -164,9 +168,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
 
   const app = createServiceApp({
     operations: ownOperations,
-    handlers: gatewayHandlers({ db, store, probe, registry, usage, docsBaseUrl: config.docsBaseUrl, builtInServices: BUILT_IN_SERVICES }),
+    handlers: gatewayHandlers({ db, store, probe, registry, usage, docsBaseUrl, builtInServices: BUILT_IN_SERVICES }),
     validateResponses: config.validateResponses,
-    docsBaseUrl: config.docsBaseUrl,
+    docsBaseUrl,
     logger,
     preflight: gatewayPreflight,
     authenticate: async (req, res, next) => {
@@ -214,6 +218,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   return {
     url,
     adminUrl,
+    docsBaseUrl: docsBaseUrl(),
     adminToken,
     db,
     store,

@@ -152,6 +152,8 @@ describe('the docs site at /docs', () => {
   it('serves the error catalog page where every docs_url points', async () => {
     const envelope = (await send(base, 'GET', '/v1/whoami')).body;
     const url = new URL(envelope.error.docs_url);
+    // This gateway's own site, on the port it really listens on (it was started on port 0).
+    expect(url.origin).toBe(new URL(base).origin);
     expect(url.pathname).toBe('/docs/errors.html');
     const page = await send(base, 'GET', url.pathname);
     expect(page.status).toBe(200);
