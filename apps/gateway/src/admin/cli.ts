@@ -11,7 +11,8 @@
  *   gateway-admin agent create --org <organization id>
  *
  * issue flags: --kind, --org, --project, --scopes a,b, --no-sandbox, --derived,
- * --agent, --dpop-jkt, --expires-in <seconds>, --selection-expires-in <seconds>.
+ * --agent, --dpop-jkt, --expires-in <seconds>, --selection-expires-in <seconds>
+ * (negative: already expired).
  *
  * Where: the data directory (DATA_DIR, default the repository's ./data, as npm start)
  * holds the admin token (admin-token; ADMIN_TOKEN_FILE or ADMIN_TOKEN override) and
@@ -99,7 +100,8 @@ function requestOf(): { path: string; body: unknown } {
     const raw = values[flag];
     if (raw === undefined) return undefined;
     const value = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value <= 0) fail(2, `--${flag} takes a positive whole number of seconds; got ${raw}`);
+    // Negative issues a credential that has already expired (for trying the refusal).
+    if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(value)) fail(2, `--${flag} takes a whole number of seconds; got ${raw}`);
     return value;
   };
   return {
