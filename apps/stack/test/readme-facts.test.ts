@@ -1,13 +1,18 @@
 /**
- * The README's settings table and the code stay in step: every environment variable read by the
- * code of apps/ and packages/ (tests aside) has a row, and every row names one the code reads.
- * Reads are found in the source text (`process.env.X`, `env.X`, `env['X']`, `helper(env, 'X')`);
- * the one setting family named elsewhere, the operations' admission settings, comes from the contract.
+ * Facts the README states that the code or the spec decides, kept in step by test.
+ *
+ * The settings table: every environment variable read by the code of apps/ and packages/ (tests
+ * aside) has a row, and every row names one the code reads. Reads are found in the source text
+ * (`process.env.X`, `env.X`, `env['X']`, `helper(env, 'X')`); the one setting family named
+ * elsewhere, the operations' admission settings, comes from the contract.
+ *
+ * The quick start quotes the spec's pattern for a Mind's name.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { operationTable, type OperationFacts } from '@gateway-minds/contract';
+import { openapiDocument } from '@gateway-minds/contract/document';
 import { describe, expect, it } from 'vitest';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -53,11 +58,16 @@ function readsInCode(): Map<string, string[]> {
   return found;
 }
 
+function readmeSection(title: string): string {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const section = readme.split(/^## /m).find((s) => s.startsWith(`${title}\n`));
+  if (!section) throw new Error(`README.md has no "## ${title}" section`);
+  return section;
+}
+
 /** The rows of the README's "## Settings" table: setting, default, what it does. */
 function readmeRows(): Map<string, { defaultValue: string; what: string }> {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const section = readme.split(/^## /m).find((s) => s.startsWith('Settings\n'));
-  if (!section) throw new Error('README.md has no "## Settings" section');
+  const section = readmeSection('Settings');
   const rows = new Map<string, { defaultValue: string; what: string }>();
   for (const line of section.split('\n')) {
     const cells = /^\|\s*`([A-Z][A-Z0-9_]+)`\s*\|(.*)\|(.*)\|\s*$/.exec(line);
@@ -91,5 +101,16 @@ describe('README settings table', () => {
       expect(row.defaultValue, name).not.toBe('');
       expect(row.what.length, name).toBeGreaterThan(10);
     }
+  });
+});
+
+describe('README quick start', () => {
+  it("says a Mind's name must match the spec's pattern, quoting it", () => {
+    const schemas = (openapiDocument as unknown as { components: { schemas: Record<string, { properties: Record<string, { pattern?: string }> }> } }).components.schemas;
+    const pattern = schemas.CreateMindRequest!.properties.name!.pattern!;
+    expect(pattern).toMatch(/^\^Sandbox/);
+    const quickStart = readmeSection('Quick start');
+    expect(quickStart).toContain(`\`${pattern}\``);
+    expect(quickStart).toMatch(/name must start with `Sandbox`/);
   });
 });
