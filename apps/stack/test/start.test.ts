@@ -3,7 +3,8 @@
  * starts the Minds service and the gateway in front of it, both answer, and SIGTERM stops both; on
  * the same, now existing, directory it comes up again. Real processes, real ports, no stubs.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -45,6 +46,14 @@ async function stop(child: ChildProcess): Promise<number | null> {
 }
 
 const statusPath = operationPath('gateway_getStatus');
+/** The admin command `npm run admin` runs (the gateway's built bin). */
+const adminCli = join(dirname(createRequire(import.meta.url).resolve('@gateway-minds/gateway')), 'admin/cli.js');
+const issueWithDataDirOnly = () =>
+  new Promise<{ token: string }>((resolve, reject) =>
+    execFile(process.execPath, [adminCli, 'issue', '--kind', 'bridge_session'], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir } }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout) as { token: string }),
+    ),
+  );
 const refused = (url: string) => fetch(url).then(() => false, () => true);
 
 describe.each(['an empty', 'the same, now existing,'])('npm start on %s data directory', () => {
@@ -59,6 +68,9 @@ describe.each(['an empty', 'the same, now existing,'])('npm start on %s data dir
       const body = (await status.json()) as { services: { service: string; state: string }[] };
       expect(body.services).toEqual(expect.arrayContaining([expect.objectContaining({ service: 'minds', state: 'up' })]));
       expect((await fetch(`${minds}/healthz`)).status).toBe(200);
+      // The admin listener is on a moved port (ADMIN_PORT); the admin command finds it from DATA_DIR alone.
+      const { token } = await issueWithDataDirOnly();
+      expect((await fetch(`${gateway}/v1/whoami`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     } finally {
       expect(await stop(child)).toBe(0);
     }
