@@ -3,8 +3,7 @@
  * starts the Minds service and the gateway in front of it, both answer, and SIGTERM stops both; on
  * the same, now existing, directory it comes up again. Real processes, real ports, no stubs.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -12,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { operationPath } from '@gateway-minds/contract';
 import { freePort } from '@gateway-minds/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
 
 const startJs = join(dirname(fileURLToPath(import.meta.url)), '../dist/start.js');
 const dataDir = mkdtempSync(join(tmpdir(), 'stack-start-'));
