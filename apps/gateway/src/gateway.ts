@@ -5,7 +5,7 @@
  * listener.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -31,6 +31,7 @@ import {
   type VerifiedPrincipal,
 } from '@gateway-minds/service-kit';
 import { createAdminApp } from './admin/admin-app.js';
+import { adminUrlFile } from './admin/admin-rules.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { DpopVerifier, MemoryReplayStore, RedisReplayStore, type ReplayStore } from './auth/dpop.js';
 import { createRateLimiter } from './auth/rate-limit.js';
@@ -213,6 +214,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const url = `http://${config.host}:${(server.address() as AddressInfo).port}`;
   const adminUrl = `http://${config.host}:${(adminServer.address() as AddressInfo).port}`;
   if (config.port === 0 && publicBaseUrl.endsWith(':0')) publicBaseUrl = url;
+  // Beside the admin token, so the admin command finds this listener from the data directory alone
+  // (ADMIN_PORT may have moved it) instead of sending the token to whatever listens on a default port.
+  const urlFile = adminUrlFile(config.adminTokenFile);
+  writeFileSync(urlFile, `${adminUrl}\n`, { mode: 0o600 });
   logger.info({ url, adminUrl }, 'gateway listening');
 
   return {
@@ -229,6 +234,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
         new Promise((resolve) => adminServer.close(resolve)),
       ]);
       server.closeAllConnections();
+      // Only our own record: another gateway may have started on this directory since.
+      if (existsSync(urlFile) && readFileSync(urlFile, 'utf8').trim() === adminUrl) rmSync(urlFile, { force: true });
       await usage.close();
       await registry.close();
       await redis?.quit();

@@ -83,6 +83,11 @@ describe('GET /v1/whoami', () => {
   ] as const)('a %s credential → %i %s', async (name, status, code) => {
     expectEnvelope(await send(base, 'GET', '/v1/whoami', { headers: bearer(tokens[name]!) }), status, code);
   });
+
+  it('the refusal names the kind without an article to get wrong ("a api_key")', async () => {
+    const refused = await send(base, 'GET', '/v1/whoami', { headers: bearer(tokens.agent!) });
+    expect(refused.body.error.message).toBe('This operation does not accept agent_credential credentials.');
+  });
 });
 
 describe('GET /v1/usage', () => {
