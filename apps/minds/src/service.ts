@@ -23,6 +23,7 @@ import { memoryHandlers } from './memory/handlers.js';
 import { lifecycleHandlers, tenantOf } from './minds/lifecycle.js';
 import { ownerHandlers } from './owner/handlers.js';
 import { admissionSettings, mindsOperations, USAGE_WINDOW_MAX_MS } from './spec.js';
+import { mapMindsError } from './unavailable.js';
 import { readUsage } from './usage.js';
 
 export const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'migrations');
@@ -136,6 +137,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     logger,
     authenticate: authenticate(publicKey, admissions),
     trustRequestIdHeader: true,
+    mapError: mapMindsError,
   });
 
   const app = express();
