@@ -5,7 +5,8 @@
  * on a table lock this test holds, so the fault lands mid-request every time; or between requests.
  *
  * Interface, "Errors": `MINDS_UNAVAILABLE` "Minds unavailable; outcome may be unknown",
- * `AUTH_UNAVAILABLE` "credential verification temporarily unavailable", and the retry rules:
+ * `AUTH_UNAVAILABLE` "credential verification temporarily unavailable", `USAGE_UNAVAILABLE` "usage
+ * reads unavailable", and the retry rules:
  * "Errors that say outcome may be unknown call for re-reading state, or for retry with the same
  * `Idempotency-Key`". After each fault the test does that reconciliation and shows the true state.
  * spec/DECISIONS.md, "A database lost during a request".
@@ -31,9 +32,10 @@ async function session(): Promise<pg.Client> {
 }
 
 /**
- * Runs `request` while `table` of `schema` is locked in `mode` by this test; once a backend of the
- * service (application_name) waits on the lock with a statement matching `statement`, every
- * backend of the service is terminated, the lock released, and the request's answer returned.
+ * Runs `request` while `table` of `schema` is locked in `mode` by this test; whenever a backend of
+ * the service (application_name) waits on the lock with a statement matching `statement`, every
+ * backend of the service is terminated, until the request has answered; then the lock is released
+ * and the answer returned.
  */
 async function faultDuring(schema: string, table: string, mode: string, statement: RegExp, request: () => Promise<Answer>): Promise<{ answer: Answer; terminated: number }> {
   const locker = await session();
@@ -41,16 +43,18 @@ async function faultDuring(schema: string, table: string, mode: string, statemen
   try {
     await locker.query('BEGIN');
     await locker.query(`LOCK TABLE "${schema}"."${table}" IN ${mode} MODE`);
-    const pending = request();
+    let settled = false;
+    const pending = request().finally(() => {
+      settled = true;
+    });
     let terminated = 0;
-    for (let attempt = 0; attempt < 400 && terminated === 0; attempt++) {
+    for (let attempt = 0; attempt < 400 && !settled; attempt++) {
       const { rows } = await admin.query<{ query: string }>(`SELECT query FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [applicationName(schema)]);
       if (rows.some((row) => statement.test(row.query))) {
         const killed = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [applicationName(schema)]);
-        terminated = killed.rowCount ?? 0;
-      } else {
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        terminated += killed.rowCount ?? 0;
       }
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await locker.query('ROLLBACK');
     if (terminated === 0) throw new Error(`no ${statement} of ${schema} waited on the lock`);
@@ -66,7 +70,9 @@ async function faultDuring(schema: string, table: string, mode: string, statemen
  * so a request may still meet one and answer the unavailability code again. Repeats a read until
  * it answers something else (at most 20 times), and refuses anything but that code meanwhile.
  */
-async function afterRecovery(code: 'MINDS_UNAVAILABLE' | 'AUTH_UNAVAILABLE', read: () => Promise<Answer>): Promise<Answer> {
+type UnavailableCode = 'MINDS_UNAVAILABLE' | 'AUTH_UNAVAILABLE' | 'USAGE_UNAVAILABLE';
+
+async function afterRecovery(code: UnavailableCode, read: () => Promise<Answer>): Promise<Answer> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const answer = await read();
     if (answer.status !== 503) return answer;
@@ -75,7 +81,7 @@ async function afterRecovery(code: 'MINDS_UNAVAILABLE' | 'AUTH_UNAVAILABLE', rea
   throw new Error(`still ${code} after 20 reads`);
 }
 
-function expectUnavailable(answer: Answer, code: 'MINDS_UNAVAILABLE' | 'AUTH_UNAVAILABLE') {
+function expectUnavailable(answer: Answer, code: UnavailableCode) {
   expect({ status: answer.status, code: answer.body?.error?.code }).toEqual({ status: 503, code });
   expect(answer.body.error.type).toBe('service_unavailable');
 }
@@ -198,5 +204,19 @@ describe.runIf(databaseUrl)('a database lost during a request (PostgreSQL)', () 
     // Nothing was forwarded: no Mind of that name.
     const listed = await call('GET', '/v1/minds/services?limit=100');
     expect(listed.body.items.filter((m: { name: string }) => m.name === name)).toEqual([]);
+  });
+
+  it("the gateway's usage counts lost during GET /v1/usage: USAGE_UNAVAILABLE (503); counting goes on and the read then answers", async () => {
+    const usage = () => call('GET', '/v1/usage?days=7');
+    const { answer } = await faultDuring(schemas.gateway, 'request_counts', 'ACCESS EXCLUSIVE', /request_counts/, usage);
+    expectUnavailable(answer, 'USAGE_UNAVAILABLE');
+    expect(answer.body.error.message).toMatch(/Retry the read/);
+
+    const before = await afterRecovery('USAGE_UNAVAILABLE', usage);
+    expect(before.status).toBe(200);
+    const minds = (body: { services: { service: string; requests: number }[] }) => body.services.find((s) => s.service === 'minds')?.requests ?? 0;
+    expect((await call('GET', '/v1/minds/services')).status).toBe(200);
+    // The recorder survived the lost writes: the request just made is counted.
+    expect(minds((await usage()).body)).toBe(minds(before.body) + 1);
   });
 });
