@@ -23,6 +23,7 @@ import { memoryHandlers } from './memory/handlers.js';
 import { lifecycleHandlers, tenantOf } from './minds/lifecycle.js';
 import { ownerHandlers } from './owner/handlers.js';
 import { admissionSettings, mindsOperations, USAGE_WINDOW_MAX_MS } from './spec.js';
+import { mapMindsError } from './unavailable.js';
 import { readUsage } from './usage.js';
 
 export const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'migrations');
@@ -115,7 +116,12 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     if (!(span > 0) || span > USAGE_WINDOW_MAX_MS) {
       throw new ApiError('INVALID_QUERY', `\`to\` must be after \`from\` and at most ${USAGE_WINDOW_MAX_MS / 86_400_000} days after it.`, { reason: 'window_invalid' });
     }
-    res.json(await readUsage(db, tenantOf(caller), { from, to, fromText, toText }, { hostReportStaleMs: deps.hostReportStaleMs }));
+    // A window that has not started has no usage yet, complete or not (DECISIONS.md, "A usage window reaching past now").
+    const now = new Date();
+    if (from.getTime() >= now.getTime()) {
+      throw new ApiError('INVALID_QUERY', '`from` is not in the past: a window that has not started has no usage to report yet.', { reason: 'window_not_started' });
+    }
+    res.json(await readUsage(db, tenantOf(caller), { from, to, fromText, toText }, { hostReportStaleMs: deps.hostReportStaleMs, now }));
   }
 
   const byOperation: Record<string, (req: Request, res: Response) => Promise<void>> = {
@@ -136,6 +142,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     logger,
     authenticate: authenticate(publicKey, admissions),
     trustRequestIdHeader: true,
+    mapError: mapMindsError,
   });
 
   const app = express();

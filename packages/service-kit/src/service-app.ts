@@ -62,6 +62,12 @@ export interface ServiceAppOptions {
   /** Headers to add to every response. */
   responseHeaders?: Record<string, string>;
   /**
+   * Maps an error that is not an ApiError to the catalog before it would become INTERNAL_ERROR:
+   * a service's own knowledge of its failures (a lost database is its unavailability code).
+   * Returns undefined for errors it does not know.
+   */
+  mapError?: (err: unknown, context: RequestContext | undefined) => ApiError | undefined;
+  /**
    * Services behind the gateway reuse the gateway's request id (sent as
    * X-Request-Id) so that one id names the request end to end.
    */
@@ -297,9 +303,13 @@ export function createServiceApp(options: ServiceAppOptions): Express {
 
   const onError: ErrorRequestHandler = (err, req, res, _next) => {
     const context = res.locals.context as RequestContext | undefined;
+    const mapped = err instanceof ApiError ? undefined : options.mapError?.(err, context);
     let error: ApiError;
     if (err instanceof ApiError) {
       error = err;
+    } else if (mapped) {
+      error = mapped;
+      logger.warn({ err, requestId: context?.requestId, operationId: context?.operation?.operationId }, `answered ${mapped.code}`);
     } else if (err?.type === 'entity.parse.failed') {
       error = new ApiError('INVALID_ARGUMENT', 'The body is not valid JSON.');
     } else if (err?.type === 'entity.verify.failed') {

@@ -51,6 +51,8 @@ export interface Stack {
   gateway: Gateway;
   /** Whether the Minds service runs behind the gateway. */
   minds: boolean;
+  /** On PostgreSQL (TEST_DATABASE_URL), each service's schema: its connections are named by it (`applicationName` of @gateway-minds/db). */
+  schemas: { gateway: string; minds: string } | null;
   admin<T = Record<string, unknown>>(path: string, body: unknown): Promise<T>;
   /** A credential through POST /admin/credentials (kind, scopes, dpop_jkt, agent_id, sandbox...). */
   issue(kind: CredentialKind, options?: Record<string, unknown>): Promise<IssuedCredential>;
@@ -153,6 +155,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     dataDir,
     gateway,
     minds: withMinds,
+    schemas: databaseUrl ? schemas : null,
     admin,
     issue: (kind, extra = {}) => admin<IssuedCredential>('/admin/credentials', { kind, ...extra }),
     async createAgent() {

@@ -5,7 +5,7 @@
 import type { RequestHandler } from 'express';
 import { errorCatalog, errorCodes, errorDocsUrl, operationTable, type OperationFacts, type Schemas } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
-import type { Database } from '@gateway-minds/db';
+import { isDatabaseUnavailable, type Database } from '@gateway-minds/db';
 import { ApiError, requestContext, type OperationHandler, type VerifiedPrincipal } from '@gateway-minds/service-kit';
 import type { CredentialStore } from '../iam/credentials.js';
 import type { StatusProbe } from '../routing/status-probe.js';
@@ -78,17 +78,24 @@ export function gatewayHandlers(deps: GatewayRouteDeps): Record<string, Operatio
       const principal = principalOf(res);
       const days = Number(req.query.days ?? usageDays.at(-1));
       const service = typeof req.query.service === 'string' ? req.query.service : null;
-      await deps.usage.flush();
+      // A database lost meanwhile is USAGE_UNAVAILABLE (a read: retry it), not a 500.
+      const unavailable = (error: unknown): never => {
+        if (!isDatabaseUnavailable(error)) throw error;
+        throw new ApiError('USAGE_UNAVAILABLE', 'Usage could not be read from the database; nothing was changed. Retry the read.', { reason: 'database_unavailable' });
+      };
+      await deps.usage.flush().catch(unavailable);
       const to = new Date();
       const from = new Date(to.getTime() - days * 86_400_000);
-      const { rows } = await deps.db.query<{ service: string; requests: number; client_errors: number; server_errors: number; last_request_at: Date }>(
-        `select service, sum(requests)::bigint as requests, sum(client_errors)::bigint as client_errors,
-                sum(server_errors)::bigint as server_errors, max(last_request_at) as last_request_at
-           from request_counts
-          where organization_id = $1 and day >= $2::date and ($3::text is null or service = $3)
-          group by service order by service`,
-        [principal.org, from.toISOString().slice(0, 10), service],
-      );
+      const { rows } = await deps.db
+        .query<{ service: string; requests: number; client_errors: number; server_errors: number; last_request_at: Date }>(
+          `select service, sum(requests)::bigint as requests, sum(client_errors)::bigint as client_errors,
+                  sum(server_errors)::bigint as server_errors, max(last_request_at) as last_request_at
+             from request_counts
+            where organization_id = $1 and day >= $2::date and ($3::text is null or service = $3)
+            group by service order by service`,
+          [principal.org, from.toISOString().slice(0, 10), service],
+        )
+        .catch(unavailable);
       const services = rows.map((row) => ({
         service: row.service,
         requests: Number(row.requests),
