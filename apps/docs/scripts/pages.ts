@@ -159,8 +159,13 @@ ${statuses
   return layout(ctx, { file: 'errors.html', title: 'Error catalog', body });
 }
 
-function code(block: string): string {
-  return `<pre><code>${escapeHtml(block)}</code></pre>`;
+/**
+ * A code block. apps/readme-check runs every shell block and type-checks every
+ * `ts` one; `notRun` says why a block cannot run there, in a comment beside it.
+ */
+function code(block: string, options: { language?: 'sh' | 'ts'; notRun?: string } = {}): string {
+  const marker = options.notRun ? `<!-- not run by the docs test: ${escapeHtml(options.notRun)} -->\n    ` : '';
+  return `${marker}<pre><code class="language-${options.language ?? 'sh'}">${escapeHtml(block)}</code></pre>`;
 }
 
 export function gettingStartedPage(ctx: SiteContext): string {
@@ -186,7 +191,7 @@ export function gettingStartedPage(ctx: SiteContext): string {
 
     <h2 id="quick-start">Quick start</h2>
     <p>Node 20.19 or newer; no database server is needed (the stack keeps its data in <code>./data</code>).</p>
-    ${code('npm install && npm start')}
+    ${code('npm install && npm start', { notRun: 'npm start keeps the stack in the foreground; the test starts the same program on free ports' })}
     <p>The gateway listens on <code>${stack}</code> with the Minds service behind it.
     <code>${status.method.toUpperCase()} ${status.path}</code> needs no credential:</p>
     ${code(`curl ${stack}${status.path}`)}
@@ -204,7 +209,7 @@ curl ${stack}${whoami.path} -H "Authorization: Bearer <token>"`)}
     <h2 id="mock">The mock, for front-end work</h2>
     <p>A Prism mock of the same contract answers every operation with the spec's named examples, with no database and
     no credential store:</p>
-    ${code(`npm run mock                                   # ${mock}  (MOCK_PORT changes the port)
+    ${code(`npm run mock                                   # ${mock}  (MOCK_PORT changes the port); not run by the docs test: it stays in the foreground
 curl ${mock}${whoami.path} -H 'Authorization: Bearer ${session.tokenPrefix}any'
 curl ${mock}${whoami.path} -H 'Authorization: Bearer ${session.tokenPrefix}any' -H 'Prefer: code=${someError.status}, example=CREDENTIAL_INVALID'`)}
     <p>The first named example of the success response is the default answer. <code>Prefer: code=&lt;status&gt;</code> picks
@@ -220,8 +225,8 @@ curl ${mock}${whoami.path} -H 'Authorization: Bearer ${session.tokenPrefix}any' 
     (the client is being written; see <code>packages/client</code> for the released API).</p>
     ${code(`import { createClient } from '@gateway-minds/client';
 
-const client = createClient({ baseUrl: '${mock}', credential: process.env.TOKEN });
-const me = await client.${whoami.operationId}();`)}
+const client = createClient({ baseUrl: '${mock}', token: process.env.TOKEN });
+const me = await client.${whoami.operationId}();`, { language: 'ts' })}
     <p>Point <code>baseUrl</code> at <code>${stack}</code> for the real stack.</p>
 
     <h2 id="errors">Errors</h2>
