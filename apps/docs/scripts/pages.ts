@@ -164,9 +164,13 @@ ${statuses
   return layout(ctx, { file: 'errors.html', title: 'Error catalog', body });
 }
 
-/** A code block; `language` marks one that is a whole program in that language (`ts` blocks are type-checked). */
-function code(block: string, language?: 'ts'): string {
-  return `<pre><code${language ? ` class="language-${language}"` : ''}>${escapeHtml(block)}</code></pre>`;
+/**
+ * A code block. apps/readme-check runs every shell block and type-checks every
+ * `ts` one; `notRun` says why a block cannot run there, in a comment beside it.
+ */
+function code(block: string, options: { language?: 'sh' | 'ts'; notRun?: string } = {}): string {
+  const marker = options.notRun ? `<!-- not run by the docs test: ${escapeHtml(options.notRun)} -->\n    ` : '';
+  return `${marker}<pre><code class="language-${options.language ?? 'sh'}">${escapeHtml(block)}</code></pre>`;
 }
 
 /**
@@ -214,7 +218,7 @@ export function gettingStartedPage(ctx: SiteContext): string {
 
     <h2 id="quick-start">Quick start</h2>
     <p>Node 20.19 or newer; no database server is needed (the stack keeps its data in <code>./data</code>).</p>
-    ${code('npm install && npm start')}
+    ${code('npm install && npm start', { notRun: 'npm start keeps the stack in the foreground; the test starts the same program on free ports' })}
     <p>The gateway listens on <code>${stack}</code> with the Minds service behind it.
     <code>${status.method.toUpperCase()} ${status.path}</code> needs no credential:</p>
     ${code(`curl ${stack}${status.path}`)}
@@ -232,7 +236,7 @@ curl ${stack}${whoami.path} -H "Authorization: Bearer <token>"`)}
     <h2 id="mock">The mock, for front-end work</h2>
     <p>A Prism mock of the same contract answers every operation with the spec's named examples, with no database and
     no credential store:</p>
-    ${code(`npm run mock                                   # ${mock}  (MOCK_PORT changes the port)
+    ${code(`npm run mock                                   # ${mock}  (MOCK_PORT changes the port); not run by the docs test: it stays in the foreground
 curl ${mock}${whoami.path} -H 'Authorization: Bearer ${session.tokenPrefix}any'
 curl ${mock}${whoami.path} -H 'Authorization: Bearer ${session.tokenPrefix}any' -H 'Prefer: code=${someError.status}, example=CREDENTIAL_INVALID'`)}
     <p>The first named example of the success response is the default answer. <code>Prefer: code=&lt;status&gt;</code> picks
@@ -246,7 +250,7 @@ curl ${mock}${whoami.path} -H 'Authorization: Bearer ${session.tokenPrefix}any' 
     <h2 id="client">The typed client</h2>
     <p><code>@gateway-minds/client</code> has one method per operation id, typed from the contract, with typed errors.
     With a token from <code>npm run admin -- issue --kind ${session.kind}</code> in <code>GATEWAY_MINDS_TOKEN</code>:</p>
-    ${code(clientExample(ctx), 'ts')}
+    ${code(clientExample(ctx), { language: 'ts' })}
     <p>Errors throw <code>ApiError</code> subclasses carrying <code>code</code>, <code>status</code>, <code>docsUrl</code>
     and <code>requestId</code>. Against the mock, set <code>baseUrl</code> to <code>${mock}</code>: the same program runs
     to its end there (any <code>${session.tokenPrefix}…</code> token).</p>
