@@ -1,19 +1,20 @@
 /**
- * The built site, opened in a real Chromium (Debian's, driven by
- * playwright-core) and served the way the gateway serves it, under /docs:
- * every operation and every error code is there, every `docs_url` the servers
- * emit lands on an existing anchor, and no request leaves 127.0.0.1.
- * Chromium missing is a failure, not a skip (`.ci/run` installs it).
+ * The built site, opened in a real Chromium (the system's, or the one
+ * @sparticuz/chromium ships: ./browser.ts) driven by playwright-core and served
+ * the way the gateway serves it, under /docs: every operation and every error
+ * code is there, every `docs_url` the servers emit lands on an existing anchor,
+ * and no request leaves 127.0.0.1. A browser that cannot start is a failure,
+ * not a skip.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorCatalog, errorCodes, errorDocsUrl, operationIds, operationTable, type ErrorCode } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docsSiteDir, externalResourceUrls, startStaticServer, type StaticServer } from '../src/index.js';
+import { launchChromium } from './browser.js';
 
-const chromiumPath = '/usr/bin/chromium';
 const resultsDir = join(import.meta.dirname, '../.test-results');
 /** Where the gateway mounts the site; DOCS_BASE_URL is `<gateway>/docs`. */
 const mountPath = '/docs';
@@ -28,21 +29,9 @@ const pageErrors: string[] = [];
 
 beforeAll(async () => {
   expect(existsSync(join(docsSiteDir, 'index.html')), `no built site at ${docsSiteDir}: run npm run build`).toBe(true);
-  expect(existsSync(chromiumPath), `${chromiumPath} is missing: apt-get install -y --no-install-recommends chromium`).toBe(true);
   mkdirSync(resultsDir, { recursive: true });
   server = await startStaticServer({ root: docsSiteDir, prefix: mountPath });
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--headless',
-    ],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   context.on('request', (request) => requested.push(request.url()));
   context.on('response', (response) => {
@@ -186,7 +175,10 @@ describe('in Chromium', () => {
   });
 
   it('no request left 127.0.0.1, none failed, and no page logged an error', () => {
-    expect(requested.length).toBeGreaterThan(10);
+    // The listener saw every page and the stylesheet (how many repeat loads a
+    // browser makes for hash navigations differs between Chromium builds).
+    const paths = new Set(requested.map((url) => new URL(url).pathname));
+    for (const file of ['', 'style.css', 'reference.html', 'errors.html']) expect(paths, file).toContain(`${mountPath}/${file}`);
     const outside = requested.filter((url) => {
       const { protocol, hostname } = new URL(url);
       if (protocol === 'data:' || protocol === 'blob:' || protocol === 'about:') return false;
