@@ -45,6 +45,9 @@ export function shapeOf(value: unknown): unknown {
   return typeof value;
 }
 
+/** The Mind the scenario asks for and must not find. */
+export const absentMindId = '00000000-0000-4000-8000-000000000000';
+
 export interface ScenarioOptions {
   /** Headers on the request that must fail: `Prefer: code=404` for a mock, nothing for the real stack. */
   notFoundHeaders?: Record<string, string>;
@@ -65,7 +68,7 @@ export async function readScenario(client: GatewayMindsClient, options: Scenario
   const mind = await client.minds_getMind({ params: { path: { mind_id: firstId } } });
   let notFound: unknown;
   try {
-    await client.minds_getMind({ params: { path: { mind_id: '00000000-0000-4000-8000-000000000000' } } }, { headers: options.notFoundHeaders ?? {} });
+    await client.minds_getMind({ params: { path: { mind_id: absentMindId } } }, { headers: options.notFoundHeaders ?? {} });
     notFound = 'answered';
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
