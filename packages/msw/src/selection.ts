@@ -2,8 +2,8 @@
  * Which named example a handler answers with, chosen the way the Prism mock
  * (apps/mock) chooses: the first named example of the success status by
  * default; `Prefer: code=<status>` the first example of that status;
- * `Prefer: example=<name>` that example (of the success status when names
- * repeat); both, that status's example of that name. A request without a
+ * `Prefer: example=<name>` that example of the success status; both, that
+ * status's example of that name. A request without a
  * credential on an operation that needs one gets the first 401 example, as
  * Prism's security check answers. A request that follows a cursor (`after`)
  * gets the list's last page, so a walk ends after one cursor.
@@ -54,14 +54,10 @@ export function chooseExample(operationId: string, table: OperationExamples, req
     if (unauthorized >= 0) return unauthorized;
   }
   const choice = parsePrefer(request.headers.get('prefer')) ?? fallback ?? {};
-  const matches = (index: number) => {
-    const [status, name] = examples[index]!;
-    return (choice.code === undefined || status === choice.code) && (choice.example === undefined || name === choice.example);
-  };
-  const indices = examples.map((_, index) => index).filter(matches);
+  // As Prism: without a code, only the success status's examples are looked at.
   const status = choice.code ?? table.successStatus;
-  let index = indices.find((i) => examples[i]![0] === status) ?? (choice.code === undefined ? indices[0] : undefined);
-  if (index === undefined) {
+  let index = examples.findIndex(([s, name]) => s === status && (choice.example === undefined || name === choice.example));
+  if (index < 0) {
     const available = examples.map(([s, n]) => `code=${s}, example=${n}`).join('; ');
     throw new NoSuchExampleError(`${operationId}: no example for ${JSON.stringify(choice)}; it has ${available}`);
   }

@@ -8,11 +8,13 @@
  * "Switching between the mock and the real stack changes only the base URL".
  */
 import { createClient } from '@gateway-minds/client';
+import { operationIds, operationTable, type OperationId } from '@gateway-minds/contract';
 import { startStack, type Stack } from '@gateway-minds/testkit';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHandlers } from '../src/index.js';
+import { createHandlers, exampleTable } from '../src/index.js';
 import { startPrismMock, type PrismMock } from './prism.js';
+import { contractRequest } from './requests.js';
 import { readScenario, recordingFetch, shapeOf, type Exchange } from './scenario.js';
 import { specProblems } from './spec-check.js';
 
@@ -74,5 +76,48 @@ describe('the read scenario, three ways', () => {
   it('the three agree on the shape of every result', () => {
     expect(comparable(results.msw!)).toEqual(comparable(results.prism!));
     expect(comparable(results.real!)).toEqual(comparable(results.msw!));
+  });
+});
+
+// DECISIONS, "Which example an MSW handler answers": the Prism mock's selection. apps/mock's test and
+// ./handlers.test.ts prove `code=..., example=...` picks that very example in each; these are the cases
+// where a rule decides (no Prefer, a code alone, a name alone, no credential).
+describe('the MSW handlers select as Prism does', () => {
+  async function both(id: OperationId, change: (headers: Record<string, string>) => void) {
+    const request = contractRequest(id);
+    const headers = { ...request.headers };
+    change(headers);
+    const answers = await Promise.all(
+      [mswBaseUrl, prism.url].map(async (base) => {
+        const response = await fetch(`${base}${request.path}`, { method: request.method, headers, ...(request.body === undefined ? {} : { body: request.body }) });
+        const text = await response.text();
+        return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
+      }),
+    );
+    return { msw: answers[0]!, prism: answers[1]! };
+  }
+
+  it.each(operationIds.map((id) => [id] as const))('%s: no Prefer, each code alone, a success example by name alone', async (id) => {
+    const table = exampleTable[id];
+    const defaults = await both(id, () => {});
+    expect(defaults.msw).toEqual(defaults.prism);
+    for (const code of new Set(table.examples.map(([status]) => status))) {
+      const answer = await both(id, (h) => (h.Prefer = `code=${code}`));
+      expect(answer.msw, `code=${code}`).toEqual(answer.prism);
+    }
+    const [, lastSuccess] = table.examples.filter(([status]) => status === table.successStatus).at(-1)!;
+    const byName = await both(id, (h) => (h.Prefer = `example=${lastSuccess}`));
+    expect(byName.msw, `example=${lastSuccess}`).toEqual(byName.prism);
+    // A name alone is looked for among the success examples only: an error example's name alone is refused by both.
+    const [errorStatus, errorName] = table.examples.find(([status]) => status >= 400)!;
+    const errorByName = await both(id, (h) => (h.Prefer = `example=${errorName}`));
+    expect(errorByName.msw.status, `example=${errorName}`).not.toBe(errorStatus);
+    expect(errorByName.prism.status, `example=${errorName}`).not.toBe(errorStatus);
+    expect(errorByName.msw.status).toBeGreaterThanOrEqual(400);
+  });
+
+  it.each(operationIds.filter((id) => operationTable[id].security.length > 0).map((id) => [id] as const))('%s: no credential', async (id) => {
+    const answer = await both(id, (h) => delete h.Authorization);
+    expect(answer.msw).toEqual(answer.prism);
   });
 });
