@@ -62,7 +62,7 @@ export function checkPrincipal(operation: OperationFacts, principal: VerifiedPri
     throw new ApiError('HUMAN_SANDBOX_SELECTION_REQUIRED', 'A signed-in human session with a Sandbox selection is required.');
   }
   if (operation.requiresOriginalSession && !principal.originalSession) {
-    throw new ApiError('ORIGINAL_CONSOLE_REQUIRED', 'Only the original Console session may manage owners, not a credential derived from it.');
+    throw new ApiError('ORIGINAL_CONSOLE_REQUIRED', 'This operation needs the original Console session, not a credential derived from it.');
   }
   const requirement = operation.security.find((s) => Object.values(credentialSchemes).some((c) => c.scheme === s.scheme && c.kind === principal.kind));
   const missing = requirement?.scopes.find((scope) => !principal.scopes.includes(scope));

@@ -40,6 +40,12 @@ function placeholder(flag: Flag): string {
   return `<${flag.kind}>`;
 }
 
+/** Whether the CLI retries this command by itself: the contract's `automaticRetry` (x-automatic-retry in the spec). */
+function retryNote(facts: OperationFacts): string {
+  if (facts.automaticRetry) return '    retried (--max-retries)';
+  return facts.readOnly ? '    never retried automatically' : '';
+}
+
 function security(facts: OperationFacts): string {
   if (facts.security.length === 0) return 'no credential';
   return facts.security.map((s) => (s.scopes.length ? `${s.scheme} (${s.scopes.join(', ')})` : s.scheme)).join(' or ');
@@ -94,7 +100,7 @@ export function commandHelp(command: Command): string {
 
 ${wrap(facts.description)}
 
-  ${facts.method.toUpperCase()} ${facts.path}    credential: ${security(facts)}${facts.readOnly ? '    read-only' : ''}
+  ${facts.method.toUpperCase()} ${facts.path}    credential: ${security(facts)}${facts.readOnly ? '    read-only' : ''}${retryNote(facts)}
 
 Flags:
 ${flagLines.join('\n') || '  (none)'}

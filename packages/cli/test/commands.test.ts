@@ -9,6 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operationTable } from '@gateway-minds/contract';
 import { operationInputs, specOperations } from '@gateway-minds/client/inputs';
 import { commands, flagCollisions, kebab } from '../src/index.js';
 import { cli } from './support/run.js';
@@ -189,5 +190,27 @@ describe('what is sent and printed', () => {
     const result = await cli(['gateway_getStatus', '--base-url', 'http://127.0.0.1:9', '--max-retries', '0']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error: Connection failed/);
+  });
+
+  // Rules common to Minds operations: owner management "no automatic retry"; agent operations "No attachment,
+  // key creation, token exchange, human delegation or automatic retry". Which operations may be retried is the
+  // spec's x-automatic-retry (the contract's automaticRetry); other safe reads retry as --max-retries documents.
+  it.each([
+    ['gateway_getStatus', [], true],
+    ['minds_getMind', ['--mind-id', mindId], true],
+    ['minds_searchMemory', ['--mind', mindId, '--text', 'x'], true],
+    ['minds_listMindAttachments', ['--mind-id', mindId], false],
+    ['minds_listAgentGroups', [], false],
+    ['minds_agentGetEpisodicMemory', ['--storage-id', mindId, '--mind', mindId], false],
+    ['minds_agentSearchMemory', ['--mind', mindId, '--text', 'x'], false],
+  ] as const)('%s %j on 503 then 200: retried is %s, as the spec says', async (command, flags, retried) => {
+    expect(operationTable[command].automaticRetry).toBe(retried);
+    calls.length = 0;
+    const unavailable = { status: 503, headers: { 'retry-after': '0' }, body: { error: { code: 'SERVICE_UNAVAILABLE', type: 'service_unavailable', message: 'busy', docs_url: 'http://x/docs', request_id: 'req_1' } } };
+    answers = [unavailable, { status: 200, body: {} }];
+    const result = await cli([command, ...flags], env());
+    answers = [];
+    expect({ requests: calls.length, exit: result.code }).toEqual(retried ? { requests: 2, exit: 0 } : { requests: 1, exit: 1 });
+    expect((await cli([command, '--help'])).stdout).toContain(retried ? '    retried (--max-retries)' : '    never retried automatically');
   });
 });

@@ -17,7 +17,7 @@ export interface ClientOptions {
   token?: TokenSource;
   /** Deadline per attempt in ms. Default 60 000. */
   timeoutMs?: number;
-  /** Opt-in retry of safe reads (readOnly operations). Off unless `maxRetries` > 0. */
+  /** Opt-in retry of safe reads (operations whose contract facts say `automaticRetry`). Off unless `maxRetries` > 0. */
   retry?: RetryOptions;
   /** Sign a DPoP proof per request on agent operations (sender-constrained agent tokens). */
   dpop?: DpopOptions;

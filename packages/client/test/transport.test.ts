@@ -162,6 +162,25 @@ describe('retries of safe reads (opt-in)', () => {
     expect(server.calls).toHaveLength(1);
   });
 
+  // Rules common to Minds operations: owner management "no automatic retry"; agent operations "No attachment, key
+  // creation, token exchange, human delegation or automatic retry" (x-automatic-retry: false in the spec).
+  it('never retry owner-management or agent reads, whatever maxRetries says', async () => {
+    const unavailableOnce = () => server.reset((_c, res, i) => (i === 0 ? sendError(res, 'SERVICE_UNAVAILABLE', 503, 'service_unavailable', {}, { 'retry-after': '0' }) : json(res, 200, {})));
+    const c = client({ retry: { maxRetries: 3, initialDelayMs: 1 } });
+    const reads: [string, () => Promise<unknown>][] = [
+      ['minds_listMindAttachments', () => c.minds_listMindAttachments({ params: { path: { mind_id: mindId } } }, { maxRetries: 3 })],
+      ['minds_listAgentGroups', () => c.minds_listAgentGroups()],
+      ['minds_agentGetEpisodicMemory', () => c.minds_agentGetEpisodicMemory({ params: { path: { storage_id: mindId }, query: { mind: mindId } } })],
+      ['minds_agentSearchMemory', () => c.minds_agentSearchMemory({ params: { query: { mind: mindId } }, body: { text: 'x' } })],
+      ['GET /v1/minds/agent-groups (path style)', () => c.GET('/v1/minds/agent-groups')],
+    ];
+    for (const [name, read] of reads) {
+      unavailableOnce();
+      await read().catch(() => undefined);
+      expect({ name, requests: server.calls.length }).toEqual({ name, requests: 1 });
+    }
+  });
+
   it('retry per request (maxRetries in the call options), path-style calls included', async () => {
     server.reset((_c, res, i) => (i === 0 ? sendError(res, 'SERVICE_UNAVAILABLE', 503, 'service_unavailable') : json(res, 200, mindJson())));
     await client().minds_getMind(getMind, { maxRetries: 1 });

@@ -105,7 +105,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
       throw new ApiError('HUMAN_SANDBOX_SELECTION_REQUIRED', 'This operation needs a signed-in human session with a Sandbox selection.');
     }
     if (operation.requiresOriginalSession && !record.originalSession) {
-      throw new ApiError('ORIGINAL_CONSOLE_REQUIRED', 'Owner management needs the original Console session, not a derived credential.');
+      throw new ApiError('ORIGINAL_CONSOLE_REQUIRED', 'This operation needs the original Console session, not a credential derived from it.');
     }
     if (record.kind === 'agent_token' && record.dpopJkt) {
       const proof = req.headersDistinct.dpop;
