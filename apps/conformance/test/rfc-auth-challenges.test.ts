@@ -56,7 +56,7 @@ beforeAll(async () => {
   [edKey, esKey] = await Promise.all([dpop.generateKeyPair('Ed25519'), dpop.generateKeyPair('ES256')]);
   edToken = (await stack.issue('agent_token', { agent_id: agentId, dpop_jkt: await dpop.calculateThumbprint(edKey.publicKey) })).token;
   esToken = (await stack.issue('agent_token', { agent_id: agentId, dpop_jkt: await dpop.calculateThumbprint(esKey.publicKey) })).token;
-}, 60_000);
+});
 afterAll(async () => {
   await stack?.close();
 });
