@@ -97,7 +97,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     if (!requirement) {
       const code = (operation.credentialRefusal ?? 'UNAUTHORIZED') as ErrorCode;
       const requiredScope = code === 'SCOPE_MISSING' ? operation.security[0]?.scopes[0] : undefined;
-      throw new ApiError(code, `This operation does not accept a ${record.kind} credential.`, requiredScope ? { requiredScope } : {});
+      throw new ApiError(code, `This operation does not accept ${record.kind} credentials.`, requiredScope ? { requiredScope } : {});
     }
     const missingScope = requirement.scopes.find((scope) => !record.scopes.includes(scope));
     if (missingScope) throw new ApiError('SCOPE_MISSING', `The credential lacks the scope ${missingScope}.`, { requiredScope: missingScope });
