@@ -1,4 +1,5 @@
 export { ApiError, envelopeOf, errorHeaders, type ApiErrorDetails, type ValidationIssue } from './errors.js';
+export { wwwAuthenticateFor } from './challenge.js';
 export { newRequestId, newPrefixedId } from './request-id.js';
 export { createLogger, type Logger } from './logger.js';
 export { createOperationRouter, type OperationRouter, type RouteMatch } from './operation-router.js';

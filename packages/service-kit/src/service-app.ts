@@ -329,7 +329,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     }
     if (res.headersSent) return res.end();
     const requestId = context?.requestId ?? newRequestId();
-    res.status(error.status).set(errorHeaders(error)).json(envelopeOf(error, requestId, typeof docsBaseUrl === 'function' ? docsBaseUrl() : docsBaseUrl));
+    res.status(error.status).set(errorHeaders(error, context?.operation)).json(envelopeOf(error, requestId, typeof docsBaseUrl === 'function' ? docsBaseUrl() : docsBaseUrl));
   };
   app.use(onError);
   return app;

@@ -26,10 +26,16 @@ class AdminError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** A 401's WWW-Authenticate challenge (RFC 9110 §15.5.2: every 401 carries one). */
+    readonly challenge?: string,
   ) {
     super(message);
   }
 }
+
+/** The internal route's credential is the gateway's own assertion header, not an Authorization scheme. */
+const ASSERTION_CHALLENGE = `Gateway-Assertion realm="gateway-minds-internal", header="${ASSERTION_HEADER}"`;
+const ADMIN_CHALLENGE = 'Bearer realm="gateway-minds-admin"';
 
 export function createAdminApp(deps: AdminDeps) {
   const app = express();
@@ -38,7 +44,7 @@ export function createAdminApp(deps: AdminDeps) {
 
   app.get('/internal/iam/agents/:agentId', async (req, res) => {
     const token = req.headers[ASSERTION_HEADER];
-    if (!deps.assertionPublicKey || typeof token !== 'string') throw new AdminError(401, 'an assertion is required');
+    if (!deps.assertionPublicKey || typeof token !== 'string') throw new AdminError(401, 'an assertion is required', ASSERTION_CHALLENGE);
     let org: string | undefined;
     for (const audience of deps.audiences) {
       try {
@@ -48,7 +54,7 @@ export function createAdminApp(deps: AdminDeps) {
         // try the next audience
       }
     }
-    if (!org) throw new AdminError(401, 'the assertion is invalid');
+    if (!org) throw new AdminError(401, 'the assertion is invalid', ASSERTION_CHALLENGE);
     const agent = await deps.store.findAgent(req.params.agentId, org);
     if (!agent) throw new AdminError(404, 'no such agent in the organization');
     res.json({ id: agent.id, organizationId: agent.organizationId, did: agent.did, createdAtMs: agent.createdAtMs });
@@ -57,7 +63,7 @@ export function createAdminApp(deps: AdminDeps) {
   const requireAdmin: RequestHandler = (req, _res, next) => {
     const presented = Buffer.from(String(req.headers.authorization ?? '').replace(/^Bearer /i, ''));
     const expected = Buffer.from(deps.adminToken);
-    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw new AdminError(401, 'admin token required');
+    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw new AdminError(401, 'admin token required', req.headers.authorization ? `${ADMIN_CHALLENGE}, error="invalid_token"` : ADMIN_CHALLENGE);
     next();
   };
   app.use('/admin', requireAdmin);
@@ -161,6 +167,7 @@ export function createAdminApp(deps: AdminDeps) {
   const onError: ErrorRequestHandler = (err, _req, res, _next) => {
     // Local, token-protected tooling: say what went wrong (a foreign key, an unknown agent).
     const status = err instanceof AdminError ? err.status : 400;
+    if (err instanceof AdminError && err.challenge) res.set('WWW-Authenticate', err.challenge);
     res.status(status).json({ error: err instanceof Error ? err.message : String(err) });
   };
   app.use(onError);

@@ -13,7 +13,7 @@ import type { OperationFacts } from '@gateway-minds/contract';
 import { ApiError, ASSERTION_HEADER, type VerifiedPrincipal } from '@gateway-minds/service-kit';
 import { MAX_UPSTREAM_BODY_BYTES, type Upstream } from './upstreams.js';
 
-const PASSED_BACK_HEADERS = ['content-type', 'retry-after', 'allow', 'dpop-nonce'];
+const PASSED_BACK_HEADERS = ['content-type', 'retry-after', 'allow', 'dpop-nonce', 'www-authenticate'];
 
 export interface ForwardRequest {
   upstream: Upstream;
