@@ -6,3 +6,4 @@ export { byteLimitViolations } from './byte-limits.js';
 export { createServiceApp, requestContext, shapeError, BODY_LIMIT_BYTES, type OperationHandler, type RequestContext, type ServiceAppOptions } from './service-app.js';
 export * from './assertion.js';
 export { ADMITTED_OPERATIONS_PATH, HEALTH_PATH, withSideRoutes, type AdmittedOperations } from './side-routes.js';
+export { docsBaseUrlOf, publicBaseUrlOf } from './public-urls.js';

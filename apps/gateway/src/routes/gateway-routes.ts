@@ -19,7 +19,8 @@ export interface GatewayRouteDeps {
   probe: StatusProbe;
   usage: UsageRecorder;
   admissions: AdmissionProbe;
-  docsBaseUrl: string;
+  /** The base of every `docs_url`, read per request: with port 0 it is known only once the gateway listens. */
+  docsBaseUrl: () => string;
   /** The gateway's public URL, the served document's server. */
   publicBaseUrl: () => string;
   /** Services the gateway answers itself. */
@@ -119,7 +120,7 @@ export function gatewayHandlers(deps: GatewayRouteDeps): Record<string, Operatio
             status: facts.status,
             type: facts.type,
             description: facts.description,
-            docs_url: errorDocsUrl(deps.docsBaseUrl, code),
+            docs_url: errorDocsUrl(deps.docsBaseUrl(), code),
             retry_after: facts.retryAfter,
             fields: [...facts.fields],
             outcome_unknown: facts.outcomeUnknown,
