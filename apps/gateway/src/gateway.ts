@@ -39,6 +39,7 @@ import type { GatewayConfig } from './config.js';
 import { CredentialStore } from './iam/credentials.js';
 import { forward } from './routing/forward.js';
 import { gatewayPreflight } from './routing/preflight.js';
+import { AdmissionProbe } from './routing/admission-probe.js';
 import { StatusProbe } from './routing/status-probe.js';
 import { UpstreamRegistry } from './routing/upstreams.js';
 import { gatewayHandlers, usageReadGuard } from './routes/gateway-routes.js';
@@ -126,7 +127,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   }
 
   const ownOperations = (Object.values(operationTable) as OperationFacts[]).filter((o) => (BUILT_IN_SERVICES as readonly string[]).includes(o.service));
-  const forwardedRouter = createOperationRouter((Object.values(operationTable) as OperationFacts[]).filter((o) => !ownOperations.includes(o)));
+  const forwardedOperations = (Object.values(operationTable) as OperationFacts[]).filter((o) => !ownOperations.includes(o));
+  const forwardedRouter = createOperationRouter(forwardedOperations);
   const readRawBody = express.raw({ limit: BODY_LIMIT_BYTES, type: () => true });
 
   async function forwardRequest(req: Request, res: Response, next: NextFunction): Promise<void> {
@@ -169,7 +171,16 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
 
   const app = createServiceApp({
     operations: ownOperations,
-    handlers: gatewayHandlers({ db, store, probe, registry, usage, docsBaseUrl, builtInServices: BUILT_IN_SERVICES }),
+    handlers: gatewayHandlers({
+      db,
+      store,
+      probe,
+      admissions: new AdmissionProbe(registry, forwardedOperations),
+      usage,
+      docsBaseUrl,
+      publicBaseUrl: () => publicBaseUrl,
+      builtInServices: BUILT_IN_SERVICES,
+    }),
     validateResponses: config.validateResponses,
     docsBaseUrl,
     logger,

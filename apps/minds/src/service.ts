@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express, type Request, type Response } from 'express';
 import type { JWK } from 'jose';
 import { openDatabase, type Database } from '@gateway-minds/db';
-import { ApiError, createLogger, createServiceApp, HEALTH_PATH, importAssertionKey, withSideRoutes, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
+import { ADMITTED_OPERATIONS_PATH, ApiError, createLogger, createServiceApp, HEALTH_PATH, importAssertionKey, withSideRoutes, type AdmittedOperations, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
 import { HttpAgentDirectory, type AgentDirectory } from './agents.js';
 import { authenticate, humanCaller } from './auth.js';
 import { MindsController } from './controller/controller.js';
@@ -156,8 +156,15 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
       res.status(503).json({ status: 'unavailable' });
     }
   });
+  // What the gateway lists in GET /v1/openapi.json: every operation whose admission setting is on or absent.
+  const admitted: AdmittedOperations = {
+    operations: mindsOperations.filter((o) => !o.admissionSetting || admissions[o.admissionSetting]).map((o) => o.operationId),
+  };
+  app.get(ADMITTED_OPERATIONS_PATH, (_req, res) => {
+    res.json(admitted);
+  });
   app.use(serviceApp);
-  const listener = withSideRoutes(serviceApp, { [HEALTH_PATH]: app });
+  const listener = withSideRoutes(serviceApp, { [HEALTH_PATH]: app, [ADMITTED_OPERATIONS_PATH]: app });
 
   const controller = new MindsController(db, host, {
     tickMs: config.controller?.tickMs ?? 250,

@@ -6,5 +6,5 @@ export { createOperationRouter, type OperationRouter, type RouteMatch } from './
 export { byteLimitViolations } from './byte-limits.js';
 export { createServiceApp, requestContext, shapeError, BODY_LIMIT_BYTES, type OperationHandler, type RequestContext, type ServiceAppOptions } from './service-app.js';
 export * from './assertion.js';
-export { HEALTH_PATH, withSideRoutes } from './side-routes.js';
+export { ADMITTED_OPERATIONS_PATH, HEALTH_PATH, withSideRoutes, type AdmittedOperations } from './side-routes.js';
 export { docsBaseUrlOf, publicBaseUrlOf } from './public-urls.js';
