@@ -343,7 +343,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     }
     if (res.headersSent) return res.end();
     // A body left unread (refused before reading it) is not drained: the connection closes after the answer.
-    if (!req.complete) res.setHeader('Connection', 'close');
+    if (hasBody(req) && !req.complete) res.setHeader('Connection', 'close');
     const requestId = context?.requestId ?? newRequestId();
     res.status(error.status).set(errorHeaders(error)).json(envelopeOf(error, requestId, docsBaseUrl));
   };
