@@ -60,7 +60,7 @@ function call(base: string, method: string, target: string, headers: Record<stri
 }
 
 /** Writes `head` (and `partialBody`) on a raw socket and reads the one answer the server gives, without sending the rest of the body. */
-function rawRequest(base: string, head: string, partialBody = ''): Promise<Answer & { closed: boolean }> {
+function rawRequest(base: string, head: string, partialBody = '', trickleEveryMs?: number): Promise<Answer & { closed: boolean }> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(url.port), url.hostname);
@@ -92,6 +92,11 @@ function rawRequest(base: string, head: string, partialBody = ''): Promise<Answe
     socket.on('close', () => finish(true));
     socket.on('error', () => finish(true));
     socket.write(head + partialBody);
+    // A slow sender: one more byte of the body now and then, until the server answers.
+    if (trickleEveryMs) {
+      const trickle = setInterval(() => (socket.writable ? socket.write(' ') : clearInterval(trickle)), trickleEveryMs);
+      socket.on('close', () => clearInterval(trickle));
+    }
   });
 }
 
@@ -243,8 +248,8 @@ describe('bodies: declared length, slow senders, and the verification rate limit
 
   // DECISIONS.md "What Node itself refuses": a request must arrive whole within
   // info.x-gateway-limits.requestReadTimeoutMs; then it is cut with the envelope.
-  it('a body that stops arriving is cut after the read deadline with BAD_REQUEST (request_read_timeout)', async () => {
-    const answer = await rawRequest(stack.url, head(`/v1/minds/search?mind=${randomUUID()}`, { 'Content-Length': '100', Authorization: `Bearer ${session}` }), '{"text":');
+  it('a body that trickles (a byte every 500 ms) is cut after the read deadline with BAD_REQUEST (request_read_timeout)', async () => {
+    const answer = await rawRequest(stack.url, head(`/v1/minds/search?mind=${randomUUID()}`, { 'Content-Length': '1000', Authorization: `Bearer ${session}` }), '{"text":', 500);
     expectEnvelope(answer, 400, 'BAD_REQUEST');
     expect(answer.body.error.reason).toBe('request_read_timeout');
     expect(answer.closed).toBe(true);
