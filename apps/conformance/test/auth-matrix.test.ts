@@ -35,26 +35,64 @@ const kindRefused = (whoami: Expected): Record<Family, Expected> => ({
 });
 const agentKind = (agent: Expected): Record<Family, Expected> => ({ ...kindRefused('UNAUTHORIZED'), agent });
 
-const situations: { name: string; expected: Record<Family, Expected> }[] = [
-  { name: 'no credential', expected: refuseAll('BEARER_REQUIRED') },
-  { name: 'two bearers', expected: withBearer('BEARER_REQUIRED') },
-  { name: 'cookie only', expected: refuseAll('AMBIENT_AUTHORITY_NOT_ALLOWED') },
-  { name: 'unknown', expected: withBearer('CREDENTIAL_INVALID') },
-  { name: 'revoked', expected: withBearer('CREDENTIAL_INVALID') },
-  { name: 'expired', expected: withBearer('CREDENTIAL_INVALID') },
-  { name: 'expired selection', expected: withBearer('SELECTION_EXPIRED') },
-  { name: 'API key', expected: kindRefused('pass') },
-  { name: 'm2m token', expected: kindRefused('pass') },
-  { name: 'session', expected: { public: 'pass', verify: 'NO_AUTHORIZATION_ON_VERIFY', whoami: 'pass', usage: 'pass', human: 'pass', owner: 'pass', agent: 'UNAUTHORIZED' } },
-  { name: 'session without minds scopes', expected: { public: 'pass', verify: 'NO_AUTHORIZATION_ON_VERIFY', whoami: 'pass', usage: 'pass', human: 'SCOPE_MISSING', owner: 'SCOPE_MISSING', agent: 'UNAUTHORIZED' } },
-  { name: 'session without usage scope', expected: { public: 'pass', verify: 'NO_AUTHORIZATION_ON_VERIFY', whoami: 'pass', usage: 'SCOPE_MISSING', human: 'pass', owner: 'pass', agent: 'UNAUTHORIZED' } },
-  { name: 'session without Sandbox', expected: { public: 'pass', verify: 'NO_AUTHORIZATION_ON_VERIFY', whoami: 'pass', usage: 'pass', human: 'HUMAN_SANDBOX_SELECTION_REQUIRED', owner: 'HUMAN_SANDBOX_SELECTION_REQUIRED', agent: 'UNAUTHORIZED' } },
-  { name: 'derived session', expected: { public: 'pass', verify: 'NO_AUTHORIZATION_ON_VERIFY', whoami: 'pass', usage: 'pass', human: 'pass', owner: 'ORIGINAL_CONSOLE_REQUIRED', agent: 'UNAUTHORIZED' } },
-  { name: 'agent credential', expected: agentKind('pass') },
-  { name: 'agent token, no DPoP', expected: agentKind('DPOP_REQUIRED') },
-  { name: 'agent token, wrong proof', expected: agentKind('INVALID_DPOP') },
-  { name: 'agent token, replayed proof', expected: agentKind('INVALID_DPOP') },
-  { name: 'agent token, stale nonce', expected: agentKind('DPOP_NONCE_REQUIRED') },
+/**
+ * Each row names the interface sentences it follows (section: "words"), so that
+ * a reader can check it against gateway-minds-interface.md. Sentences every row
+ * shares: Authentication 2 "status and errors and openapi need no credential";
+ * Authentication 5 "no `Authorization` header may be sent" (verify).
+ */
+const situations: { name: string; follows: string; expected: Record<Family, Expected> }[] = [
+  { name: 'no credential', follows: 'Authentication 1: "Send exactly one `Authorization: Bearer <token>` header"', expected: refuseAll('BEARER_REQUIRED') },
+  { name: 'two bearers', follows: 'Authentication 1: "Send exactly one `Authorization: Bearer <token>` header"', expected: withBearer('BEARER_REQUIRED') },
+  { name: 'cookie only', follows: 'Authentication 1: "Ambient authority (cookie or forwarded) is refused; an explicit credential is required"', expected: refuseAll('AMBIENT_AUTHORITY_NOT_ALLOWED') },
+  { name: 'unknown', follows: 'Errors: CREDENTIAL_INVALID "credential invalid, expired or revoked"', expected: withBearer('CREDENTIAL_INVALID') },
+  { name: 'revoked', follows: 'Errors: CREDENTIAL_INVALID "credential invalid, expired or revoked"', expected: withBearer('CREDENTIAL_INVALID') },
+  { name: 'expired', follows: 'Errors: CREDENTIAL_INVALID "credential invalid, expired or revoked"', expected: withBearer('CREDENTIAL_INVALID') },
+  { name: 'expired selection', follows: 'Authentication 6: "A signed-in organization and project selection can expire (`SELECTION_EXPIRED`)"', expected: withBearer('SELECTION_EXPIRED') },
+  {
+    name: 'API key',
+    follows: 'Authentication 2: "whoami accepts any credential", "an API key there gets 403 `SCOPE_MISSING`"; Rules common to Minds operations: "API keys and machine-to-machine credentials have no Minds producer and are refused" (codes: DECISIONS "Credential refusals on Minds operations")',
+    expected: kindRefused('pass'),
+  },
+  {
+    name: 'm2m token',
+    follows: 'Authentication 1: "The token is an API key, a machine-to-machine token or a signed-in session"; Rules common to Minds operations: "API keys and machine-to-machine credentials have no Minds producer and are refused" (codes: DECISIONS "Credential refusals on Minds operations")',
+    expected: kindRefused('pass'),
+  },
+  {
+    name: 'session',
+    follows: 'Rules common to Minds operations: owner management "only the original selected Console human bearer", "Memory, Mind and usage operations: an original human account session with a verified Sandbox selection"; agent operations "an existing `mak_acr` credential or an agent token"',
+    expected: { public: 'pass', verify: 'NO_AUTHORIZATION_ON_VERIFY', whoami: 'pass', usage: 'pass', human: 'pass', owner: 'pass', agent: 'UNAUTHORIZED' },
+  },
+  {
+    name: 'session without minds scopes',
+    follows: 'Minds lifecycle, plan and profile rule 4: "The resume and stop permission required is the existing Minds update permission; the usage permission is Minds read"; Errors: SCOPE_MISSING "credential lacks scope named in required_scope"',
+    expected: { public: 'pass', verify: 'NO_AUTHORIZATION_ON_VERIFY', whoami: 'pass', usage: 'pass', human: 'SCOPE_MISSING', owner: 'SCOPE_MISSING', agent: 'UNAUTHORIZED' },
+  },
+  {
+    name: 'session without usage scope',
+    follows: 'Authentication 2: "usage needs a signed-in session holding the platform usage-read scope (`platform.usage.read`)"',
+    expected: { public: 'pass', verify: 'NO_AUTHORIZATION_ON_VERIFY', whoami: 'pass', usage: 'SCOPE_MISSING', human: 'pass', owner: 'pass', agent: 'UNAUTHORIZED' },
+  },
+  {
+    name: 'session without Sandbox',
+    follows: 'Rules common to Minds operations: "verified online against the current organization, project, workspace and Sandbox context", "an original human account session with a verified Sandbox selection"',
+    expected: { public: 'pass', verify: 'NO_AUTHORIZATION_ON_VERIFY', whoami: 'pass', usage: 'pass', human: 'HUMAN_SANDBOX_SELECTION_REQUIRED', owner: 'HUMAN_SANDBOX_SELECTION_REQUIRED', agent: 'UNAUTHORIZED' },
+  },
+  {
+    name: 'derived session',
+    follows: 'Rules common to Minds operations: "only the original selected Console human bearer" (owner management), "Memory, Mind and usage operations: an original human account session"; Errors: ORIGINAL_CONSOLE_REQUIRED "original Console session required, not a derived credential"; whoami "any credential"',
+    expected: { public: 'pass', verify: 'NO_AUTHORIZATION_ON_VERIFY', whoami: 'pass', usage: 'pass', human: 'ORIGINAL_CONSOLE_REQUIRED', owner: 'ORIGINAL_CONSOLE_REQUIRED', agent: 'UNAUTHORIZED' },
+  },
+  {
+    name: 'agent credential',
+    follows: 'Rules common to Minds operations: agent operations "an existing `mak_acr` credential or an agent token"; Authentication 3 (whoami kinds `api_key`, `m2m_token`, `bridge_session`): DECISIONS "Which credentials whoami accepts"',
+    expected: agentKind('pass'),
+  },
+  { name: 'agent token, no DPoP', follows: 'Authentication 4: "with a DPoP proof when the token is sender-constrained"', expected: agentKind('DPOP_REQUIRED') },
+  { name: 'agent token, wrong proof', follows: 'Agent memory: "a caller-signed proof for the controller capability endpoint: method POST for insert, GET for read and search"', expected: agentKind('INVALID_DPOP') },
+  { name: 'agent token, replayed proof', follows: 'Agent memory: "a caller-signed proof" (RFC 9449 `jti` replay): DECISIONS "DPoP details"', expected: agentKind('INVALID_DPOP') },
+  { name: 'agent token, stale nonce', follows: 'Agent memory: "On 401 the existing credential is rejected, or the code is `DPOP_NONCE_REQUIRED`"', expected: agentKind('DPOP_NONCE_REQUIRED') },
 ];
 
 /** Codes that only credential checks answer: anything else means authentication let the request through. */
@@ -158,7 +196,7 @@ async function attempt(operationId: OperationId, situation: string): Promise<Ans
 describe('authentication matrix', () => {
   const table: Record<string, Record<string, string>> = {};
 
-  it.each(situations)('$name', async ({ name, expected }) => {
+  it.each(situations)('$name (follows $follows)', async ({ name, expected }) => {
     table[name] = {};
     for (const operationId of operationIds) {
       const answer = await attempt(operationId, name);

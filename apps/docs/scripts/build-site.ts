@@ -10,7 +10,7 @@ import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { OpenApiDocument } from '@gateway-minds/contract';
+import { operationIds, operationTable, type OpenApiDocument } from '@gateway-minds/contract';
 import { externalResourceUrls } from '../src/offline-check.js';
 import { errorsPage, favicon, gettingStartedPage, stylesheet, type SiteContext } from './pages.js';
 
@@ -76,6 +76,44 @@ if (redocly.status !== 0) {
 
 let reference = await readFile(referenceFile, 'utf8');
 reference = reference.replace('@@CSP@@', csp).replace('@@SITE_TITLE@@', siteTitle);
+// Redoc 3 routes by the fragment (`#/minds/minds_getmind`): `#operation/<id>`, the link form the
+// README and these pages give, is no route of its own, and Redoc showed its "No page at this
+// address" for seconds before it found the operation. A script in <head>, before anything is
+// painted or Redoc reads the address, turns it into the operation's route. The routes are Redoc's:
+// its sidebar's route for the operation's tag, then the operation id in lower case.
+const redocStart = reference.indexOf('<div id="redoc"');
+const redocScript = reference.indexOf('<script type="module">', redocStart);
+if (redocStart < 0 || redocScript < 0) throw new Error('reference.html: no pre-rendered <div id="redoc"> followed by its module script');
+const prerendered = reference.slice(redocStart, redocScript);
+const tagRoutes = new Map<string, string>();
+for (const link of prerendered.matchAll(/<a [^>]*href="(\/[^"#]*)"[^>]*>(?:(?!<\/a>)[\s\S])*?data-text="([^"]*)"/g)) {
+  tagRoutes.set(link[2]!.replace(/&amp;/g, '&'), link[1]!);
+}
+const operationRoutes = Object.fromEntries(
+  operationIds.map((id) => {
+    const tagRoute = tagRoutes.get(operationTable[id].tag);
+    if (!tagRoute) throw new Error(`the reference's sidebar has no route for tag ${operationTable[id].tag} (of ${id})`);
+    return [id, `${tagRoute}/${id.toLowerCase()}`];
+  }),
+);
+// The pre-rendered sidebar's links are root paths (`/minds`), which the hash router only rewrites
+// once the page is hydrated: opened in a new tab before then they are 404s. Written as the hash
+// routes they stand for, they work from the first paint, and hydration finds what it would render.
+const prerenderedWithHashLinks = prerendered.replace(/(<a [^>]*?)href="\/(?!\/)/g, '$1href="#/');
+reference = reference.slice(0, redocStart) + prerenderedWithHashLinks + reference.slice(redocScript);
+const operationAnchorScript = `(function () {
+  var routes = ${JSON.stringify(operationRoutes)};
+  function toRoute() {
+    var match = /^#operation\\/([^/?#]+)$/.exec(location.hash);
+    var route = match && routes[decodeURIComponent(match[1])];
+    if (route) history.replaceState(history.state, '', '#' + route);
+  }
+  toRoute();
+  // Registered before Redoc's router, so a same-page link to #operation/<id> is a route when it looks.
+  window.addEventListener('popstate', toRoute);
+  window.addEventListener('hashchange', toRoute);
+})();`;
+reference = reference.replace('@@OPERATION_ANCHORS@@', operationAnchorScript);
 // Redoc's "API docs by Redocly" badge is an <img> from Redocly's CDN; keep the
 // attribution, served from the site.
 const badgeUrls = /https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(-full)?\.svg/g;

@@ -103,6 +103,11 @@ export function operationsByErrorCode(document: OpenApiDocument): Map<ErrorCode,
   return byCode;
 }
 
+/** An identifier that may wrap after its underscores (`CREATION_<wbr>CONTEXT_<wbr>…`), so a long one does not widen the page. */
+function wrappable(identifier: string): string {
+  return escapeHtml(identifier).replace(/_/g, '_<wbr>');
+}
+
 export function errorsPage(ctx: SiteContext): string {
   const byCode = operationsByErrorCode(ctx.document);
   const statuses = [...new Set(errorCodes.map((code) => errorCatalog[code].status))].sort((a, b) => a - b);
@@ -110,7 +115,7 @@ export function errorsPage(ctx: SiteContext): string {
     .map((code) => {
       const facts = errorCatalog[code];
       const operations = byCode.get(code) ?? [];
-      const links = operations.map((id) => `<a href="${referenceAnchor(id)}"><code>${id}</code></a>`).join(' ');
+      const links = operations.map((id) => `<a href="${referenceAnchor(id)}"><code>${wrappable(id)}</code></a>`).join(' ');
       const returnedBy =
         operations.length === 0
           ? '<span class="muted">not listed on an operation</span>'
@@ -118,12 +123,12 @@ export function errorsPage(ctx: SiteContext): string {
             ? links
             : `<details><summary>${operations.length} operations</summary>${links}</details>`;
       return `      <tr id="${code}" data-status="${facts.status}">
-        <th scope="row"><a class="anchor" href="#${code}"><code>${code}</code></a></th>
+        <th scope="row"><a class="anchor" href="#${code}"><code>${wrappable(code)}</code></a></th>
         <td>${facts.status}</td>
-        <td><code>${facts.type}</code></td>
+        <td><code>${wrappable(facts.type)}</code></td>
         <td>${inline(facts.description)}</td>
         <td>${facts.retryAfter ? 'yes' : 'no'}</td>
-        <td>${facts.fields.length ? facts.fields.map((f) => `<code>${f}</code>`).join(', ') : '—'}</td>
+        <td>${facts.fields.length ? facts.fields.map((f) => `<code>${wrappable(f)}</code>`).join(', ') : '—'}</td>
         <td>${facts.outcomeUnknown ? '<strong>yes</strong>' : 'no'}</td>
         <td class="ops">${returnedBy}</td>
       </tr>`;
@@ -159,8 +164,31 @@ ${statuses
   return layout(ctx, { file: 'errors.html', title: 'Error catalog', body });
 }
 
-function code(block: string): string {
-  return `<pre><code>${escapeHtml(block)}</code></pre>`;
+/** A code block; `language` marks one that is a whole program in that language (`ts` blocks are type-checked). */
+function code(block: string, language?: 'ts'): string {
+  return `<pre><code${language ? ` class="language-${language}"` : ''}>${escapeHtml(block)}</code></pre>`;
+}
+
+/**
+ * The README's client example, line for line (a test holds the two equal), written from the
+ * contract: operation ids, the creation-context header and the stack's URL are not typed here.
+ */
+export function clientExample(ctx: SiteContext): string {
+  const stack = ctx.servers[0]!.url;
+  const list = operationTable.minds_listMinds.operationId;
+  const create = operationTable.minds_createMind.operationId;
+  const creationContext = ctx.document.components?.parameters?.MindsCreationContext?.name;
+  if (!creationContext) throw new Error('the contract has no MindsCreationContext parameter for the client example');
+  return `import { createClient } from '@gateway-minds/client';   // Node 20+ and browsers
+
+const client = createClient({ baseUrl: '${stack}', token: process.env.GATEWAY_MINDS_TOKEN });
+const { context_sha256 } = await client.${list}();
+const mind = await client.${create}({      // the Idempotency-Key is made for you
+  params: { header: { '${creationContext}': context_sha256 } },
+  body: { name: 'Sandbox demo' },
+});
+await client.waitForMind(mind.mind_id, 'ready', { onProgress: (m) => console.log(m.status) });
+for await (const m of client.${list}.iterate()) console.log(m.mind_id, m.status);`;
 }
 
 export function gettingStartedPage(ctx: SiteContext): string {
@@ -216,13 +244,12 @@ curl ${mock}${whoami.path} -H 'Authorization: Bearer ${session.tokenPrefix}any' 
     <code>${stack}</code>.</p>
 
     <h2 id="client">The typed client</h2>
-    <p><code>@gateway-minds/client</code> has one method per operation id, typed from the contract, with typed errors
-    (the client is being written; see <code>packages/client</code> for the released API).</p>
-    ${code(`import { createClient } from '@gateway-minds/client';
-
-const client = createClient({ baseUrl: '${mock}', credential: process.env.TOKEN });
-const me = await client.${whoami.operationId}();`)}
-    <p>Point <code>baseUrl</code> at <code>${stack}</code> for the real stack.</p>
+    <p><code>@gateway-minds/client</code> has one method per operation id, typed from the contract, with typed errors.
+    With a token from <code>npm run admin -- issue --kind ${session.kind}</code> in <code>GATEWAY_MINDS_TOKEN</code>:</p>
+    ${code(clientExample(ctx), 'ts')}
+    <p>Errors throw <code>ApiError</code> subclasses carrying <code>code</code>, <code>status</code>, <code>docsUrl</code>
+    and <code>requestId</code>. Against the mock, set <code>baseUrl</code> to <code>${mock}</code>: the same program runs
+    to its end there (any <code>${session.tokenPrefix}…</code> token).</p>
 
     <h2 id="errors">Errors</h2>
     <p>Every error is <code>{"error": {code, type, message, docs_url, request_id, …}}</code>; <code>docs_url</code> links to
@@ -263,7 +290,8 @@ summary { cursor: pointer; color: var(--accent); }
 tr:target th code { font-weight: 700; }
 td.ops code { font-size: 12px; }
 .ops a { display: inline-block; margin: 0 .25rem .15rem 0; }
-td.ops { min-width: 14rem; }
+td.ops { min-width: 10rem; }
+/* Codes, types and operation ids wrap after an underscore (<wbr>), so the catalog fits a 1280 px window. */
 .anchor { text-decoration: none; }
 .muted { color: var(--muted); }
 .legend { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0 0 1rem; }

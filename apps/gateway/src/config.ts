@@ -1,5 +1,6 @@
 /** Gateway settings, read once from the environment. */
 import { join, resolve } from 'node:path';
+import { publicBaseUrlOf } from '@gateway-minds/service-kit/public-urls';
 
 export interface UpstreamConfig {
   /** The `<service>` of /v1/<service>/... */
@@ -22,7 +23,8 @@ export interface GatewayConfig {
   databaseUrl: string | undefined;
   /** The PostgreSQL schema holding the gateway's tables (lets services share one database). */
   databaseSchema: string;
-  docsBaseUrl: string;
+  /** DOCS_BASE_URL; unset, the site this gateway serves at `<publicBaseUrl>/docs` (docsBaseUrlOf). */
+  docsBaseUrl: string | undefined;
   validateResponses: boolean;
   upstreams: UpstreamConfig[];
   /** The assertion signing key (private JWK); missing means nothing is forwarded (FLOCKS_SIGNING_KEY_MISSING). */
@@ -56,12 +58,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   return {
     port,
     host,
-    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
+    publicBaseUrl: publicBaseUrlOf({ PUBLIC_BASE_URL: env.PUBLIC_BASE_URL, HOST: host, PORT: String(port) }),
     adminPort: integer(env.ADMIN_PORT, 8081),
     dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
     databaseSchema: env.DATABASE_SCHEMA ?? 'gateway',
-    docsBaseUrl: env.DOCS_BASE_URL ?? `http://${host}:${port}/docs`,
+    docsBaseUrl: env.DOCS_BASE_URL || undefined,
     validateResponses: env.VALIDATE_RESPONSES !== undefined ? flag(env.VALIDATE_RESPONSES, true) : env.NODE_ENV !== 'production',
     upstreams: [
       {

@@ -5,7 +5,7 @@
  * listener.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -23,6 +23,7 @@ import {
   createAssertionSigner,
   createContractServer,
   createServiceApp,
+  docsBaseUrlOf,
   readAssertionKey,
   requestContext,
   shapeError,
@@ -31,6 +32,7 @@ import {
   type VerifiedPrincipal,
 } from '@gateway-minds/service-kit';
 import { createAdminApp } from './admin/admin-app.js';
+import { adminUrlFile } from './admin/admin-rules.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { DpopVerifier, MemoryReplayStore, RedisReplayStore, type ReplayStore } from './auth/dpop.js';
 import { consume, createRateLimiter } from './auth/rate-limit.js';
@@ -50,6 +52,8 @@ const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), '../migratio
 export interface Gateway {
   url: string;
   adminUrl: string;
+  /** The base of every `docs_url` this gateway emits; a service behind it should emit the same. */
+  docsBaseUrl: string;
   adminToken: string;
   db: Database;
   store: CredentialStore;
@@ -117,6 +121,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const dpop = new DpopVerifier({ requireNonce: config.dpop.requireNonce, iatWindowSeconds: config.dpop.iatWindowSeconds, replay });
   let publicBaseUrl = config.publicBaseUrl;
   const authenticate = createAuthenticator({ store, dpop, limiter, publicBaseUrl: () => publicBaseUrl });
+  const docsBaseUrl = () => docsBaseUrlOf({ DOCS_BASE_URL: config.docsBaseUrl }, publicBaseUrl);
 
   /** Authenticates for the matched operation, and counts the answer for the caller's organization. */
   async function authenticateFor(req: Request, res: Response, operation: OperationFacts): Promise<VerifiedPrincipal | null> {
@@ -190,9 +195,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
 
   const app = createServiceApp({
     operations: ownOperations,
-    handlers: gatewayHandlers({ db, store, probe, registry, usage, docsBaseUrl: config.docsBaseUrl, builtInServices: BUILT_IN_SERVICES }),
+    handlers: gatewayHandlers({ db, store, probe, registry, usage, docsBaseUrl, builtInServices: BUILT_IN_SERVICES }),
     validateResponses: config.validateResponses,
-    docsBaseUrl: config.docsBaseUrl,
+    docsBaseUrl,
     logger,
     preflight: gatewayPreflight,
     authenticate: async (req, res, next) => {
@@ -232,17 +237,22 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
       server.once('listening', () => resolve(server));
       server.once('error', reject);
     });
-  const server = await listen(createContractServer(root, { logger, docsBaseUrl: config.docsBaseUrl }), config.port);
+  const server = await listen(createContractServer(root, { logger, docsBaseUrl }), config.port);
   server.keepAliveTimeout = 65_000;
   const adminServer = await listen(createServer(adminApp), config.adminPort);
   const url = `http://${config.host}:${(server.address() as AddressInfo).port}`;
   const adminUrl = `http://${config.host}:${(adminServer.address() as AddressInfo).port}`;
   if (config.port === 0 && publicBaseUrl.endsWith(':0')) publicBaseUrl = url;
+  // Beside the admin token, so the admin command finds this listener from the data directory alone
+  // (ADMIN_PORT may have moved it) instead of sending the token to whatever listens on a default port.
+  const urlFile = adminUrlFile(config.adminTokenFile);
+  writeFileSync(urlFile, `${adminUrl}\n`, { mode: 0o600 });
   logger.info({ url, adminUrl }, 'gateway listening');
 
   return {
     url,
     adminUrl,
+    docsBaseUrl: docsBaseUrl(),
     adminToken,
     db,
     store,
@@ -253,6 +263,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
         new Promise((resolve) => adminServer.close(resolve)),
       ]);
       server.closeAllConnections();
+      // Only our own record: another gateway may have started on this directory since.
+      if (existsSync(urlFile) && readFileSync(urlFile, 'utf8').trim() === adminUrl) rmSync(urlFile, { force: true });
       await usage.close();
       await registry.close();
       await redis?.quit();

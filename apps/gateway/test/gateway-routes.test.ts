@@ -83,6 +83,11 @@ describe('GET /v1/whoami', () => {
   ] as const)('a %s credential → %i %s', async (name, status, code) => {
     expectEnvelope(await send(base, 'GET', '/v1/whoami', { headers: bearer(tokens[name]!) }), status, code);
   });
+
+  it('the refusal names the kind without an article to get wrong ("a api_key")', async () => {
+    const refused = await send(base, 'GET', '/v1/whoami', { headers: bearer(tokens.agent!) });
+    expect(refused.body.error.message).toBe('This operation does not accept agent_credential credentials.');
+  });
 });
 
 describe('GET /v1/usage', () => {
@@ -152,6 +157,8 @@ describe('the docs site at /docs', () => {
   it('serves the error catalog page where every docs_url points', async () => {
     const envelope = (await send(base, 'GET', '/v1/whoami')).body;
     const url = new URL(envelope.error.docs_url);
+    // This gateway's own site, on the port it really listens on (it was started on port 0).
+    expect(url.origin).toBe(new URL(base).origin);
     expect(url.pathname).toBe('/docs/errors.html');
     const page = await send(base, 'GET', url.pathname);
     expect(page.status).toBe(200);

@@ -50,6 +50,11 @@ function isAgentKind(kind: string): boolean {
 }
 
 /** Checks a verified principal against an operation's facts; throws the contract's refusal. */
+/** What a refused caller (or the person running the server) needs to know: which setting admits the operation. */
+export function notAdmittedMessage(admissionSetting: string): string {
+  return `This operation is not admitted on this server; the server setting ${admissionSetting} admits it.`;
+}
+
 export function checkPrincipal(operation: OperationFacts, principal: VerifiedPrincipal, admissions: Record<string, boolean>): void {
   const refusal = (operation.credentialRefusal ?? 'UNAUTHORIZED') as ErrorCode;
   if (!acceptedKinds(operation).has(principal.kind)) {
@@ -62,13 +67,14 @@ export function checkPrincipal(operation: OperationFacts, principal: VerifiedPri
     throw new ApiError('HUMAN_SANDBOX_SELECTION_REQUIRED', 'A signed-in human session with a Sandbox selection is required.');
   }
   if (operation.requiresOriginalSession && !principal.originalSession) {
-    throw new ApiError('ORIGINAL_CONSOLE_REQUIRED', 'Only the original Console session may manage owners, not a credential derived from it.');
+    throw new ApiError('ORIGINAL_CONSOLE_REQUIRED', 'This operation needs the original Console session, not a credential derived from it.');
   }
   const requirement = operation.security.find((s) => Object.values(credentialSchemes).some((c) => c.scheme === s.scheme && c.kind === principal.kind));
   const missing = requirement?.scopes.find((scope) => !principal.scopes.includes(scope));
   if (missing) throw new ApiError('SCOPE_MISSING', `The credential lacks the ${missing} scope.`, { requiredScope: missing });
   if (operation.admissionSetting && !admissions[operation.admissionSetting]) {
-    throw new ApiError('NOT_FOUND', 'This operation is not admitted on this server.', { reason: 'not_admitted' });
+    // The setting's name is the spec's x-admission-setting: the one place it is written.
+    throw new ApiError('NOT_FOUND', notAdmittedMessage(operation.admissionSetting), { reason: 'not_admitted' });
   }
 }
 

@@ -11,7 +11,8 @@
  *   VALIDATE_RESPONSES          on unless NODE_ENV=production (as the gateway)
  *   ASSERTION_PUBLIC_KEY_FILE   DATA_DIR/keys/assertion.public.jwk.json (the gateway's public JWK)
  *   IAM_INTERNAL_URL            http://127.0.0.1:8081 (agent lookups)
- *   DOCS_BASE_URL               http://127.0.0.1:8080/docs
+ *   DOCS_BASE_URL               the gateway's site: <PUBLIC_BASE_URL or http://127.0.0.1:8080>/docs
+ *                               (npm start passes the gateway's own, so both link to one site)
  *   MINDS_OWNER_MANAGEMENT_ENABLED, MINDS_AGENT_MEMORY_ENABLED
  *                               off unless 1/true/yes/on (names from the operation table)
  *   MINDS_HOST_PROVISION_MS     1500 (simulated host)
@@ -22,6 +23,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { JWK } from 'jose';
 import { isPageCost } from '@gateway-minds/db';
+import { docsBaseUrlOf } from '@gateway-minds/service-kit/public-urls';
 import type { MindsServiceConfig } from './service.js';
 import { admissionSettings } from './spec.js';
 
@@ -72,7 +74,8 @@ export function configFromEnv(env: Env = process.env): { listen: ListenConfig; s
       dataDir: join(dataDir, 'minds'),
       assertionPublicKey,
       iamInternalUrl: env.IAM_INTERNAL_URL || 'http://127.0.0.1:8081',
-      docsBaseUrl: env.DOCS_BASE_URL || 'http://127.0.0.1:8080/docs',
+      // Not this service's own HOST/PORT: the docs are the gateway's, and so is PUBLIC_BASE_URL.
+      docsBaseUrl: docsBaseUrlOf({ DOCS_BASE_URL: env.DOCS_BASE_URL, PUBLIC_BASE_URL: env.PUBLIC_BASE_URL }),
       admissions: Object.fromEntries(admissionSettings.map((name) => [name, flag(env[name])])),
       hostProvisionMs: integer(env, 'MINDS_HOST_PROVISION_MS', 1500),
       hostStopMs: integer(env, 'MINDS_HOST_STOP_MS', 800),

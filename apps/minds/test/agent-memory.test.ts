@@ -1,7 +1,8 @@
 /**
  * Agent memory over real HTTP: an agent needs an active, unexpired, unrevoked
- * attachment (direct or through a group it is an active member of) with the
- * needed permission; namespaces are private per agent, or a group's shared one.
+ * attachment with the needed permission; its private namespace only through
+ * its own attachment, a group's shared namespace only through that group's
+ * attachment while it is an active member (spec/DECISIONS.md, "Agent namespaces").
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,8 +120,14 @@ describe('groups', () => {
     expect(shared.status).toBe(200);
     expect((await agentGet(as(m2), shared.body.id, team)).body.item.content).toBe('shared quokka findings');
     expect((await agentSearch(as(m2), 'quokka', team)).body.items).toHaveLength(1);
-    // The group attachment also lets each member use its private memory; the shared event is not there.
-    expect((await agentSearch(as(m2), 'quokka')).body.items).toEqual([]);
+    // A group attachment grants the group's namespace and nothing more ("searches private memory or an
+    // explicitly authorized group", Agent memory): without the agent's own attachment, no private memory.
+    expectRefused(await agentSearch(as(m2), 'quokka'), 403, 'INVALID_AGENT_CAPABILITY');
+    expectRefused(await agentGet(as(m1), shared.body.id), 403, 'INVALID_AGENT_CAPABILITY');
+    expectRefused(await agentInsert(as(m1), 'private note'), 403, 'INVALID_AGENT_CAPABILITY');
+    // With its own attachment, the member's private memory is its own: the shared event is not there.
+    await attach({ kind: 'agent', agentId: m1.id }, READ);
+    expect((await agentSearch(as(m1), 'quokka')).body.items).toEqual([]);
     expect((await agentGet(as(m1), shared.body.id)).text).toBe('{"item":null}');
     // Not a member.
     expectRefused(await agentSearch(as(outsider), 'quokka', team), 403, 'INVALID_AGENT_CAPABILITY');

@@ -91,6 +91,8 @@ describe.each(mindsOperations.map((o) => [o.operationId, o] as const))('%s', (_i
       const reply = await h.call(method, pathOf(operation), { as: who });
       expect(reply.status).toBe(404);
       expect(reply.body.error).toMatchObject({ code: 'NOT_FOUND', reason: 'not_admitted' });
+      // The message names the setting the spec's x-admission-setting gives, so the refusal says how to admit it.
+      expect(reply.body.error.message).toContain(`server setting ${operation.admissionSetting} admits it`);
     });
   }
 });

@@ -29,4 +29,13 @@ describe('configFromEnv', () => {
     expect(configFromEnv({ DATA_DIR: dataDir, NODE_ENV: 'production', VALIDATE_RESPONSES: 'true' }).service.validateResponses).toBe(true);
     expect(configFromEnv({ DATA_DIR: dataDir, VALIDATE_RESPONSES: 'off' }).service.validateResponses).toBe(false);
   });
+
+  // spec/DECISIONS.md, "Which site a `docs_url` names": the gateway's site, never this service's own address.
+  it("links errors to the gateway's docs: DOCS_BASE_URL, else PUBLIC_BASE_URL/docs, else the default gateway's", () => {
+    const docsOf = (env: Record<string, string>) => configFromEnv({ DATA_DIR: dataDir, ...env }).service.docsBaseUrl;
+    expect(docsOf({})).toBe('http://127.0.0.1:8080/docs');
+    expect(docsOf({ PORT: '9999', HOST: '0.0.0.0' })).toBe('http://127.0.0.1:8080/docs');
+    expect(docsOf({ PUBLIC_BASE_URL: 'https://api.example.com/' })).toBe('https://api.example.com/docs');
+    expect(docsOf({ PUBLIC_BASE_URL: 'https://api.example.com', DOCS_BASE_URL: 'https://docs.example.com/v1/' })).toBe('https://docs.example.com/v1');
+  });
 });

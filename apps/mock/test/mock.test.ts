@@ -6,7 +6,8 @@
  * the named example, and validate against the response schema (including the
  * UTF-8 byte limits), with its declared headers valid too: no mocked answer
  * may violate the spec's own patterns. Requests that break the contract must
- * get a declared error response that validates as well.
+ * get a declared error response that validates as well. The README's client
+ * example runs against it to its end, as it does against the real stack.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -27,6 +28,7 @@ import {
   type OperationId,
 } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
+import { createClient, factsOf } from '@gateway-minds/client';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -281,4 +283,33 @@ describe('the mock', () => {
       expect(checkAgainstSpec(answer, op.operation.responses[String(answer.status)])).toEqual([]);
     },
   );
+});
+
+// README, "The mock, for front-end teams": "Switching between the mock and the real stack changes
+// only the base URL". So the README's client example (section "Client, CLI and MCP server") ends
+// here too; spec/README.md, "Examples": a paginated list's first example is a last page.
+describe("the README's client example against the mock", () => {
+  const paginated = located.filter((l) => factsOf(l.id).paginated);
+  const firstSuccessExample = (l: Located) => Object.values(l.operation.responses[String(operationTable[l.id].successStatus)]?.content?.['application/json']?.examples ?? {})[0]?.value as { items: { mind_id: string }[]; next_cursor: string | null };
+
+  it.each(paginated.map((l) => [l.id, l] as const))('%s: the default answer is a last page, so a walk ends', (_id, l) => {
+    expect(firstSuccessExample(l).next_cursor).toBeNull();
+    expect(firstSuccessExample(l).items.length).toBeGreaterThan(0);
+  });
+
+  it('lists, creates, waits for ready and iterates to the end', async () => {
+    expect(paginated.map((l) => l.id)).toContain('minds_listMinds');
+    const client = createClient({ baseUrl: base, token: 'bs_any' });
+    const { context_sha256 } = await client.minds_listMinds();
+    const mind = await client.minds_createMind({
+      params: { header: { 'x-platform-minds-creation-context': context_sha256 } },
+      body: { name: 'Sandbox demo' },
+    });
+    const progress: string[] = [];
+    await client.waitForMind(mind.mind_id, 'ready', { onProgress: (m) => progress.push(m.status) });
+    expect(progress.at(-1)).toBe('ready');
+    const listed: string[] = [];
+    for await (const m of client.minds_listMinds.iterate()) listed.push(m.mind_id);
+    expect(listed).toEqual(firstSuccessExample(located.find((l) => l.id === 'minds_listMinds')!).items.map((m) => m.mind_id));
+  });
 });

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 // Only the key files: the whole kit (Express, the validator) would add ~0.4 s before anything
 // starts, and the assertion module ~50 ms more (jose, loaded only when keys must be created).
 import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit/assertion-keys';
+import { docsBaseUrlOf } from '@gateway-minds/service-kit/public-urls';
 import { HEALTH_PATH } from '@gateway-minds/service-kit/side-routes';
 import { SERVICE_NODE_FLAGS } from './service-node-flags.js';
 
@@ -21,6 +22,8 @@ const dataDir = resolve(process.env.DATA_DIR ?? join(repoRoot, 'data'));
 const gatewayPort = process.env.PORT ?? '8080';
 const mindsPort = process.env.MINDS_PORT ?? '8090';
 const adminPort = process.env.ADMIN_PORT ?? '8081';
+// The gateway serves the docs site; both services link their errors to it, on whatever PORT it has.
+const docsBaseUrl = docsBaseUrlOf({ ...process.env, PORT: gatewayPort });
 
 await ensureAssertionKeys(assertionKeyFiles(dataDir));
 
@@ -58,13 +61,13 @@ process.once('SIGTERM', () => stop());
 const mindsMain = mainOf('@gateway-minds/minds');
 const mindsStarted = Boolean(mindsMain && existsSync(mindsMain));
 if (mindsStarted) {
-  run('minds', mindsMain!, { PORT: mindsPort, IAM_INTERNAL_URL: `http://127.0.0.1:${adminPort}` });
+  run('minds', mindsMain!, { PORT: mindsPort, IAM_INTERNAL_URL: `http://127.0.0.1:${adminPort}`, DOCS_BASE_URL: docsBaseUrl });
 } else {
   console.warn('The Minds service is not built; the gateway starts alone and reports it down.');
 }
 const gatewayMain = mainOf('@gateway-minds/gateway');
 if (!gatewayMain) throw new Error('the gateway is not built: run npm run build');
-run('gateway', gatewayMain, { PORT: gatewayPort, ADMIN_PORT: adminPort, MINDS_URL: `http://127.0.0.1:${mindsPort}` });
+run('gateway', gatewayMain, { PORT: gatewayPort, ADMIN_PORT: adminPort, MINDS_URL: `http://127.0.0.1:${mindsPort}`, DOCS_BASE_URL: docsBaseUrl });
 
 // Tell a newcomer how to get in once both answer: first the service's /healthz,
 // only then the gateway's /v1/status, because a status probe while Minds is still

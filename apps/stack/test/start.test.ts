@@ -1,16 +1,21 @@
 /**
  * `npm start`'s program (dist/start.js), as the README promises it: on an empty data directory it
  * starts the Minds service and the gateway in front of it, both answer, and SIGTERM stops both; on
- * the same, now existing, directory it comes up again. Real processes, real ports, no stubs.
+ * the same, now existing, directory it comes up again; on a moved PORT every error either service
+ * returns links to the docs the gateway serves there. Real processes, real ports, no stubs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HEALTH_PATH } from '@gateway-minds/service-kit/side-routes';
 import { operationPath } from '@gateway-minds/contract';
 import { freePort } from '@gateway-minds/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
 
 const startJs = join(dirname(fileURLToPath(import.meta.url)), '../dist/start.js');
 const dataDir = mkdtempSync(join(tmpdir(), 'stack-start-'));
@@ -45,6 +50,14 @@ async function stop(child: ChildProcess): Promise<number | null> {
 }
 
 const statusPath = operationPath('gateway_getStatus');
+/** The admin command `npm run admin` runs (the gateway's built bin). */
+const adminCli = join(dirname(createRequire(import.meta.url).resolve('@gateway-minds/gateway')), 'admin/cli.js');
+const issueWithDataDirOnly = () =>
+  new Promise<{ token: string }>((resolve, reject) =>
+    execFile(process.execPath, [adminCli, 'issue', '--kind', 'bridge_session'], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir } }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout) as { token: string }),
+    ),
+  );
 const refused = (url: string) => fetch(url).then(() => false, () => true);
 
 describe.each(['an empty', 'the same, now existing,'])('npm start on %s data directory', () => {
@@ -59,10 +72,60 @@ describe.each(['an empty', 'the same, now existing,'])('npm start on %s data dir
       const body = (await status.json()) as { services: { service: string; state: string }[] };
       expect(body.services).toEqual(expect.arrayContaining([expect.objectContaining({ service: 'minds', state: 'up' })]));
       expect((await fetch(`${minds}/healthz`)).status).toBe(200);
+      // The admin listener is on a moved port (ADMIN_PORT); the admin command finds it from DATA_DIR alone.
+      const { token } = await issueWithDataDirOnly();
+      expect((await fetch(`${gateway}/v1/whoami`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     } finally {
       expect(await stop(child)).toBe(0);
     }
     expect(await refused(`${gateway}${statusPath}`)).toBe(true);
     expect(await refused(`${minds}/healthz`)).toBe(true);
+  });
+});
+
+/** What an error answer says about its docs: its code and where `docs_url` points. */
+async function errorOf(response: Response): Promise<{ status: number; code: string; docs_url: string }> {
+  const { error } = (await response.json()) as { error: { code: string; docs_url: string } };
+  return { status: response.status, code: error.code, docs_url: error.docs_url };
+}
+
+// Interface, "Each gateway error links to its catalog entry through a `docs_url` field";
+// spec/DECISIONS.md, "Which site a `docs_url` names": one stack links the one site it serves.
+describe('npm start on a PORT other than 8080', () => {
+  it("links every error, the gateway's own and the Minds service's, to the docs that stack serves", async () => {
+    const ports = { PORT: String(await freePort()), ADMIN_PORT: String(await freePort()), MINDS_PORT: String(await freePort()) };
+    expect(ports.PORT).not.toBe('8080');
+    const gateway = `http://127.0.0.1:${ports.PORT}`;
+    const minds = `http://127.0.0.1:${ports.MINDS_PORT}`;
+    const child = await start(ports);
+    try {
+      const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+      const issued = await fetch(`http://127.0.0.1:${ports.ADMIN_PORT}/admin/credentials`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ kind: 'bridge_session' }),
+      });
+      expect(issued.status).toBe(201);
+      const { token } = (await issued.json()) as { token: string };
+
+      const errors = [
+        // the gateway's own refusal: no credential
+        await errorOf(await fetch(`${gateway}${operationPath('gateway_getPrincipal')}`)),
+        // the Minds service's answer, forwarded: no such Mind
+        await errorOf(await fetch(`${gateway}${operationPath('minds_getMind', { mind_id: randomUUID() })}`, { headers: { authorization: `Bearer ${token}` } })),
+        // the Minds service asked directly, without the gateway's assertion
+        await errorOf(await fetch(`${minds}${operationPath('minds_listMinds')}`)),
+      ];
+      expect(errors.map((e) => [e.status, e.code])).toEqual([[401, 'BEARER_REQUIRED'], [404, 'NOT_FOUND'], [401, 'UNAUTHENTICATED']]);
+      for (const error of errors) {
+        expect(error.docs_url).toBe(`${gateway}/docs/errors.html#${error.code}`);
+        const page = await fetch(error.docs_url);
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain(`id="${error.code}"`);
+      }
+      expect((await fetch(`${minds}${HEALTH_PATH}`)).status).toBe(200);
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Build step, from the contract: src/generated/runtime-table.ts, the operation
  * table slimmed to what the client does at run time (method, path, readOnly,
+ * whether it may retry by itself (x-automatic-retry),
  * whether a credential is sent, the Idempotency-Key header, x-dpop-htm, cursor
  * pagination), and the error codes with their outcome-unknown flag. The
  * contract's full table carries every summary and description (≈60 kB
@@ -21,6 +22,7 @@ const runtime = Object.fromEntries(
       method: o.method,
       path: o.path,
       readOnly: o.readOnly,
+      automaticRetry: o.automaticRetry,
       credential: o.security.length > 0,
       idempotencyHeader: o.parameters.find((p) => p.in === 'header' && p.missingCode === 'IDEMPOTENCY_KEY_REQUIRED')?.name ?? null,
       dpopHtm: o.dpopHtm,

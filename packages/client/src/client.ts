@@ -6,7 +6,7 @@
 import type { components, OperationId, paths } from '@gateway-minds/contract';
 import createFetchClient, { type Client as FetchClient } from 'openapi-fetch';
 import type { DpopOptions } from './dpop.js';
-import { ApiError, WaitFailedError, WaitTimeoutError, APIUserAbortError } from './errors.js';
+import { ApiError, PaginationLoopError, WaitFailedError, WaitTimeoutError, APIUserAbortError } from './errors.js';
 import { factsOf, operationIds, type InputOptional, type OperationInput, type OperationResult, type OperationRuntime } from './operations.js';
 import { Transport, type RequestOptions, type RetryOptions, type SendContext, type TokenSource } from './transport.js';
 
@@ -17,7 +17,7 @@ export interface ClientOptions {
   token?: TokenSource;
   /** Deadline per attempt in ms. Default 60 000. */
   timeoutMs?: number;
-  /** Opt-in retry of safe reads (readOnly operations). Off unless `maxRetries` > 0. */
+  /** Opt-in retry of safe reads (operations whose contract facts say `automaticRetry`). Off unless `maxRetries` > 0. */
   retry?: RetryOptions;
   /** Sign a DPoP proof per request on agent operations (sender-constrained agent tokens). */
   dpop?: DpopOptions;
@@ -161,10 +161,14 @@ export class GatewayMindsClient {
     if (facts.paginated) {
       const pages = async function* (input: { params?: { query?: Record<string, unknown> } } = {}, options?: RequestOptions) {
         let after = input.params?.query?.after;
-        for (;;) {
+        // Every cursor this walk has asked with: a repeat would read the same pages forever.
+        const followed = new Set<unknown>(after ? [after] : []);
+        for (let pagesRead = 1; ; pagesRead++) {
           const page = (await call({ ...input, params: { ...input.params, query: { ...input.params?.query, ...(after ? { after } : {}) } } }, options)) as unknown as { items: unknown[]; next_cursor: string | null };
           yield page;
           if (!page.next_cursor || page.items.length === 0) return;
+          if (followed.has(page.next_cursor)) throw new PaginationLoopError(operationId, page.next_cursor, pagesRead);
+          followed.add(page.next_cursor);
           after = page.next_cursor;
         }
       };

@@ -91,7 +91,7 @@ export async function generateDpopKey(alg = 'ES256'): Promise<DpopKeyPair> {
 export async function importDpopKey(jwk: JWK): Promise<DpopKeyPair> {
   if (!jwk.d) throw new Error('the JWK holds no private key ("d")');
   const alg = jwk.alg ?? (jwk.kty === 'EC' ? ({ 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' } as Record<string, string>)[jwk.crv ?? ''] : jwk.kty === 'OKP' ? 'EdDSA' : 'RS256');
-  if (!alg) throw new Error(`cannot tell the algorithm of a ${jwk.kty} key`);
+  if (!alg) throw new Error(`cannot tell the algorithm of a key of type (kty) ${jwk.kty}`);
   const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = jwk;
   return { privateKey: (await importJWK(jwk, alg)) as CryptoKey, publicKey: (await importJWK(publicJwk, alg)) as CryptoKey };
 }

@@ -151,6 +151,23 @@ export class APIUserAbortError extends GatewayMindsError {
   override name = 'APIUserAbortError';
 }
 
+/**
+ * A paginated walk was handed a cursor it had already followed: the server (or a mock serving one
+ * fixed example) would answer the same page again forever, so the walk stops instead of looping.
+ */
+export class PaginationLoopError extends GatewayMindsError {
+  override name = 'PaginationLoopError';
+  constructor(
+    readonly operationId: OperationId,
+    /** The repeated `next_cursor`. */
+    readonly cursor: string,
+    /** Pages read before the repeat, the repeating one included. */
+    readonly pagesRead: number,
+  ) {
+    super(`${operationId}: page ${pagesRead} returned next_cursor ${JSON.stringify(cursor)}, which this walk already followed; stopping instead of reading the same pages again.`);
+  }
+}
+
 /** A poll did not reach the wanted state in time (`last` is the last value read). */
 export class WaitTimeoutError<T = unknown> extends GatewayMindsError {
   override name = 'WaitTimeoutError';

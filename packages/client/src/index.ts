@@ -15,6 +15,7 @@ export {
   GatewayMindsError,
   InternalServerError,
   NotFoundError,
+  PaginationLoopError,
   parseRetryAfter,
   PayloadTooLargeError,
   PermissionDeniedError,

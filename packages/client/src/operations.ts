@@ -53,8 +53,10 @@ export interface RuntimeFacts {
   method: 'get' | 'put' | 'post' | 'delete' | 'patch';
   /** The OpenAPI path template. */
   path: string;
-  /** GET, or a POST marked x-read-only: safe to repeat, so the only kind ever retried. */
+  /** GET, or a POST marked x-read-only: safe to repeat. */
   readOnly: boolean;
+  /** Read-only and not marked `x-automatic-retry: false` in the spec: the only kind the transport ever retries. */
+  automaticRetry: boolean;
   /** The operation's security is not empty: the Bearer header is sent (verify and the open routes get none). */
   credential: boolean;
   /** The header parameter carrying the Idempotency-Key (x-missing-code IDEMPOTENCY_KEY_REQUIRED), if any. */

@@ -3,8 +3,10 @@
  * this sends it: exactly one Bearer header (none on routes whose security is
  * empty), an Idempotency-Key made once per lifecycle mutation, a fresh DPoP
  * proof per attempt on agent operations, a deadline per attempt, the caller's
- * abort signal, and the opt-in retry of safe reads. Mutations are never
- * retried automatically (the interface forbids it); the one exception is the
+ * abort signal, and the opt-in retry of safe reads. Only operations whose
+ * contract facts say `automaticRetry` are retried: mutations never, nor the
+ * owner-management and agent operations the spec marks `x-automatic-retry:
+ * false` (the interface: "no automatic retry"); the one exception is the
  * opt-in DPoP nonce round, which the gateway refused before forwarding.
  */
 import type { ErrorCode } from '@gateway-minds/contract';
@@ -15,7 +17,7 @@ import { matchOperation, type OperationRuntime } from './operations.js';
 export type TokenSource = string | (() => string | Promise<string>);
 
 export interface RetryOptions {
-  /** Retries of a safe read after the first attempt. 0 (the default) turns retrying off. */
+  /** Retries of a safe read (an operation whose `automaticRetry` is true) after the first attempt. 0 (the default) turns retrying off. */
   maxRetries?: number;
   /** First backoff delay when the answer carries no Retry-After; doubled per retry, with jitter. Default 500 ms. */
   initialDelayMs?: number;
@@ -30,7 +32,7 @@ export interface RequestOptions {
   /** Deadline per attempt, in ms (default 60 000). */
   timeoutMs?: number;
   signal?: AbortSignal;
-  /** Retries of a safe read (readOnly operations); ignored for mutations. */
+  /** Retries of a safe read (operations whose `automaticRetry` is true); ignored for the others. */
   maxRetries?: number;
   /** The Idempotency-Key for a lifecycle mutation; pass the key of an earlier attempt to retry it. */
   idempotencyKey?: string;
@@ -125,7 +127,7 @@ export class Transport {
     const callerSignal = context.signal ?? request.signal;
     const timeoutMs = context.timeoutMs ?? this.options.timeoutMs ?? 60_000;
     const retry = this.options.retry ?? {};
-    const maxRetries = operation?.readOnly ? (context.maxRetries ?? retry.maxRetries ?? 0) : 0;
+    const maxRetries = operation?.automaticRetry ? (context.maxRetries ?? retry.maxRetries ?? 0) : 0;
     const retryOn = retry.retryOn ?? DEFAULT_RETRY_ON;
     const initialDelay = retry.initialDelayMs ?? 500;
     const maxDelay = retry.maxDelayMs ?? 30_000;

@@ -19,6 +19,7 @@ import {
   generateDpopKey,
   InternalServerError,
   NotFoundError,
+  PaginationLoopError,
   PermissionDeniedError,
   RateLimitError,
   WaitFailedError,
@@ -162,6 +163,25 @@ describe('retries of safe reads (opt-in)', () => {
     expect(server.calls).toHaveLength(1);
   });
 
+  // Rules common to Minds operations: owner management "no automatic retry"; agent operations "No attachment, key
+  // creation, token exchange, human delegation or automatic retry" (x-automatic-retry: false in the spec).
+  it('never retry owner-management or agent reads, whatever maxRetries says', async () => {
+    const unavailableOnce = () => server.reset((_c, res, i) => (i === 0 ? sendError(res, 'SERVICE_UNAVAILABLE', 503, 'service_unavailable', {}, { 'retry-after': '0' }) : json(res, 200, {})));
+    const c = client({ retry: { maxRetries: 3, initialDelayMs: 1 } });
+    const reads: [string, () => Promise<unknown>][] = [
+      ['minds_listMindAttachments', () => c.minds_listMindAttachments({ params: { path: { mind_id: mindId } } }, { maxRetries: 3 })],
+      ['minds_listAgentGroups', () => c.minds_listAgentGroups()],
+      ['minds_agentGetEpisodicMemory', () => c.minds_agentGetEpisodicMemory({ params: { path: { storage_id: mindId }, query: { mind: mindId } } })],
+      ['minds_agentSearchMemory', () => c.minds_agentSearchMemory({ params: { query: { mind: mindId } }, body: { text: 'x' } })],
+      ['GET /v1/minds/agent-groups (path style)', () => c.GET('/v1/minds/agent-groups')],
+    ];
+    for (const [name, read] of reads) {
+      unavailableOnce();
+      await read().catch(() => undefined);
+      expect({ name, requests: server.calls.length }).toEqual({ name, requests: 1 });
+    }
+  });
+
   it('retry per request (maxRetries in the call options), path-style calls included', async () => {
     server.reset((_c, res, i) => (i === 0 ? sendError(res, 'SERVICE_UNAVAILABLE', 503, 'service_unavailable') : json(res, 200, mindJson())));
     await client().minds_getMind(getMind, { maxRetries: 1 });
@@ -271,6 +291,41 @@ describe('pagination', () => {
       expect(page.items).toHaveLength(2);
       break;
     }
+    expect(server.calls).toHaveLength(1);
+  });
+
+  // spec/DECISIONS.md, "Mind list `limit`": each next_cursor is the last item of its page, so a
+  // correct walk never sees one twice. A server that repeats one (a mock answering every request
+  // with one fixed example) gets a clear error, not an endless walk.
+  const page = (mind_id: string, next_cursor: string | null) => ({ schema_version: 'minds.controller.v1', items: [mindJson({ mind_id })], next_cursor, context_sha256: 'a'.repeat(64) });
+
+  it('iterate() refuses a cursor it already followed: the same page, whatever `after` says', async () => {
+    server.reset((_c, res) => json(res, 200, page(ids[0]!, ids[0]!)));
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const mind of client().minds_listMinds.iterate()) seen.push(mind.mind_id);
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PaginationLoopError);
+    expect(error).toMatchObject({ operationId: 'minds_listMinds', cursor: ids[0], pagesRead: 2 });
+    expect((error as Error).message).toMatch(/already followed/);
+    expect(server.calls.map((c) => c.query.get('after'))).toEqual([null, ids[0]]);
+    expect(seen).toEqual([ids[0], ids[0]]);
+  });
+
+  it('pages() refuses a cursor cycle (A, B, A) and one equal to the `after` it started from', async () => {
+    const cycle = [ids[1]!, ids[2]!, ids[1]!];
+    server.reset((_c, res, i) => json(res, 200, page(ids[i % ids.length]!, cycle[i]!)));
+    const cycled = await (async () => {
+      for await (const _ of client().minds_listMinds.pages()) void _;
+    })().catch((e: unknown) => e);
+    expect(cycled).toMatchObject({ name: 'PaginationLoopError', cursor: ids[1], pagesRead: 3 });
+    expect(server.calls).toHaveLength(3);
+
+    server.reset((_c, res) => json(res, 200, page(ids[4]!, ids[3]!)));
+    const repeated = await (async () => {
+      for await (const _ of client().minds_listMinds.pages({ params: { query: { after: ids[3] } } })) void _;
+    })().catch((e: unknown) => e);
+    expect(repeated).toMatchObject({ name: 'PaginationLoopError', cursor: ids[3], pagesRead: 1 });
     expect(server.calls).toHaveLength(1);
   });
 });

@@ -60,6 +60,11 @@ export function deriveOperationTable(doc: OpenApiDocument): Record<string, Opera
         .map((p) => resolveParameter(doc, p))
         .filter((p): p is OpenApiParameter & { in: ParameterFacts['in'] } => p.in !== 'cookie')
         .map((p) => ({ name: p.name, in: p.in, required: p.required ?? false, missingCode: (p['x-missing-code'] as string | undefined) ?? null }));
+      const readOnly = method === 'get' || op['x-read-only'] === true;
+      const retryExtension = op['x-automatic-retry'];
+      if (retryExtension !== undefined && retryExtension !== false && !(retryExtension === true && readOnly)) {
+        throw new Error(`${op.operationId}: x-automatic-retry must be false, or true on a read-only operation`);
+      }
       table[op.operationId] = {
         operationId: op.operationId,
         method,
@@ -68,7 +73,8 @@ export function deriveOperationTable(doc: OpenApiDocument): Record<string, Opera
         tag: op.tags?.[0] ?? '',
         summary: op.summary ?? '',
         description: op.description ?? '',
-        readOnly: method === 'get' || op['x-read-only'] === true,
+        readOnly,
+        automaticRetry: readOnly && retryExtension !== false,
         successStatus: success[0]!,
         errorStatuses: statuses.filter((s) => s >= 400).sort((a, b) => a - b),
         security: ((op.security ?? doc.security ?? []) as Record<string, string[]>[]).flatMap((requirement) =>

@@ -28,6 +28,12 @@ export interface OperationFacts {
   description: string;
   /** GET, or a POST marked x-read-only (searches): safe to repeat. */
   readOnly: boolean;
+  /**
+   * A client may retry the operation by itself (on the codes it documents):
+   * it is read-only and the spec does not forbid it (`x-automatic-retry: false`,
+   * the interface's "no automatic retry" for owner management and agent operations).
+   */
+  automaticRetry: boolean;
   successStatus: number;
   errorStatuses: readonly number[];
   /** Alternatives; empty when the operation needs no credential. */

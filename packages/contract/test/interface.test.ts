@@ -6,8 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { deriveErrorCatalog } from '../scripts/derive.js';
-import { expectedConstraints, expectedOperations } from './fixtures/interface-expectations.js';
+import { deriveErrorCatalog, deriveOperationTable } from '../scripts/derive.js';
+import { expectedConstraints, expectedOperations, noAutomaticRetryOperations, originalSessionOperations } from './fixtures/interface-expectations.js';
 import interfaceErrorCodes from './fixtures/interface-error-codes.json' with { type: 'json' };
 import { bundled, isRequiredAt, operationsOf, repoRoot, schemaAt } from './support/spec.js';
 
@@ -30,6 +30,16 @@ describe('operations', () => {
     const found = actual.find((o) => o.operation.operationId === expected.operationId)!;
     const schemes = (found.operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
     expect(schemes.sort()).toEqual([...expected.credentials].sort());
+  });
+
+  it.each(expectedOperations)('$operationId needs the original session exactly where the interface says "original" (x-original-session)', (expected) => {
+    const found = actual.find((o) => o.operation.operationId === expected.operationId)!;
+    expect(found.operation['x-original-session'] === 'required').toBe(originalSessionOperations.includes(expected.operationId));
+  });
+
+  it.each(expectedOperations)('$operationId is retried by clients only where the interface allows it (x-automatic-retry)', (expected) => {
+    const facts = deriveOperationTable(bundled)[expected.operationId]!;
+    expect(facts.automaticRetry).toBe(facts.readOnly && !noAutomaticRetryOperations.includes(expected.operationId));
   });
 
   it('the usage route needs platform.usage.read', () => {

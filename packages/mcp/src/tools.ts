@@ -63,7 +63,7 @@ export function toolDefinition(operationId: OperationId): ToolDefinition {
   return {
     name: operationId,
     title: facts.summary,
-    description: `${facts.summary}.\n\n${facts.description}\n\n${facts.method.toUpperCase()} ${facts.path}${facts.readOnly ? ' (read-only)' : ''}`,
+    description: `${facts.summary}.\n\n${facts.description}\n\n${facts.method.toUpperCase()} ${facts.path}${facts.readOnly ? ' (read-only)' : ''}${facts.automaticRetry ? '' : ' Never retried automatically.'}`,
     inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false },
     annotations: {
       title: facts.summary,

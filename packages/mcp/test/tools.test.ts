@@ -3,6 +3,8 @@
  * schemas from the spec with patterns and bounds, read-only hints, and the
  * read-only / tag / id filters.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { operationInputs, specOperations } from '@gateway-minds/client/inputs';
@@ -30,6 +32,8 @@ describe('tools are the operation ids', () => {
       expect(tool.description).toContain(operation.description!.slice(0, 60));
       const readOnly = method === 'get' || operation['x-read-only'] === true;
       expect(tool.annotations?.readOnlyHint, tool.name).toBe(readOnly);
+      const automaticRetry = readOnly && operation['x-automatic-retry'] !== false;
+      expect(tool.description!.endsWith(' Never retried automatically.'), tool.name).toBe(!automaticRetry);
     }
   });
 
@@ -85,5 +89,52 @@ describe('filters', () => {
     } finally {
       await Promise.all([readOnly.close(), tags.close(), ids.close()]);
     }
+  });
+});
+
+// Rules common to Minds operations: owner management "no automatic retry"; agent operations "No attachment,
+// key creation, token exchange, human delegation or automatic retry". The spec's x-automatic-retry says which
+// operations those are; other safe reads are still retried (the server's client retries reads twice).
+describe('retries, against a stand-in server that answers 503 and then 200', () => {
+  let server: Server;
+  let standIn: Client;
+  let requests = 0;
+  let answers: number[] = [];
+  const mindId = '3f2b8c1e-5a7d-4e9f-8b6a-1c2d3e4f5a6b';
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        requests++;
+        const status = answers.shift() ?? 200;
+        const body = status === 200 ? {} : { error: { code: 'SERVICE_UNAVAILABLE', type: 'service_unavailable', message: 'busy', docs_url: 'http://x/docs', request_id: 'req_1' } };
+        res.writeHead(status, { 'content-type': 'application/json', ...(status === 503 ? { 'retry-after': '0' } : {}) }).end(JSON.stringify(body));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    standIn = await connect([], { GATEWAY_MINDS_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, GATEWAY_MINDS_TOKEN: 'bs_test' });
+  });
+  afterAll(async () => {
+    await standIn?.close();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  it.each([
+    ['gateway_getStatus', {}, true],
+    ['minds_getMind', { mind_id: mindId }, true],
+    ['minds_searchMemory', { mind: mindId, text: 'x' }, true],
+    ['minds_listMindAttachments', { mind_id: mindId }, false],
+    ['minds_listAgentGroups', {}, false],
+    ['minds_agentGetEpisodicMemory', { storage_id: mindId, mind: mindId }, false],
+    ['minds_agentSearchMemory', { mind: mindId, text: 'x' }, false],
+  ] as const)('%s (arguments %j): retried is %s, as the spec says', async (name, args, retried) => {
+    const { operation, method } = spec.get(name)!;
+    expect((method === 'get' || operation['x-read-only'] === true) && operation['x-automatic-retry'] !== false).toBe(retried);
+    requests = 0;
+    answers = [503, 200];
+    const result = await standIn.callTool({ name, arguments: args });
+    answers = [];
+    expect({ requests, isError: result.isError === true }).toEqual(retried ? { requests: 2, isError: false } : { requests: 1, isError: true });
   });
 });

@@ -30,7 +30,8 @@ const DEADLINE_CHECK_INTERVAL_MS = 1000;
 
 export interface ContractServerOptions {
   logger: Logger;
-  docsBaseUrl: string;
+  /** As the service app's: the base of every docs_url, or a function giving it when it is known only once listening. */
+  docsBaseUrl: string | (() => string);
 }
 
 type ClientError = Error & { code?: string; rawPacket?: Buffer };
@@ -80,7 +81,7 @@ export function createContractServer(handler: RequestListener, options: Contract
     answeredByListener.add(socket);
     const requestId = newRequestId();
     options.logger.info({ requestId, code: error.code, answer: apiError.code, reason: apiError.details.reason }, 'request refused before routing');
-    const body = JSON.stringify(envelopeOf(apiError, requestId, options.docsBaseUrl));
+    const body = JSON.stringify(envelopeOf(apiError, requestId, typeof options.docsBaseUrl === 'function' ? options.docsBaseUrl() : options.docsBaseUrl));
     const headers = {
       'Content-Type': 'application/json; charset=utf-8',
       'Content-Length': String(Buffer.byteLength(body)),

@@ -7,3 +7,4 @@ export { createServiceApp, requestContext, shapeError, BODY_LIMIT_BYTES, type Op
 export * from './assertion.js';
 export { HEALTH_PATH, withSideRoutes } from './side-routes.js';
 export { createContractServer, clientErrorOf, MAX_HEADER_BLOCK_BYTES, REQUEST_READ_TIMEOUT_MS, type ContractServerOptions } from './contract-server.js';
+export { docsBaseUrlOf, publicBaseUrlOf } from './public-urls.js';

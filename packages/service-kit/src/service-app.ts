@@ -49,7 +49,8 @@ export interface ServiceAppOptions {
   /** One handler per operation id; an operation without one is a startup error. */
   handlers: Record<string, OperationHandler>;
   validateResponses: boolean;
-  docsBaseUrl: string;
+  /** The base of every error's `docs_url`; a function when it is known only once the server listens (port 0). */
+  docsBaseUrl: string | (() => string);
   logger: Logger;
   /** Runs after the operation is matched and before any body is read (authentication). */
   authenticate?: RequestHandler;
@@ -345,7 +346,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     // A body left unread (refused before reading it) is not drained: the connection closes after the answer.
     if (hasBody(req) && !req.complete) res.setHeader('Connection', 'close');
     const requestId = context?.requestId ?? newRequestId();
-    res.status(error.status).set(errorHeaders(error)).json(envelopeOf(error, requestId, docsBaseUrl));
+    res.status(error.status).set(errorHeaders(error)).json(envelopeOf(error, requestId, typeof docsBaseUrl === 'function' ? docsBaseUrl() : docsBaseUrl));
   };
   app.use(onError);
   return app;

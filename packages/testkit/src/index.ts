@@ -117,7 +117,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         DATA_DIR: dataDir,
         ASSERTION_PUBLIC_KEY_FILE: keys.publicKeyFile,
         IAM_INTERNAL_URL: gateway.adminUrl,
-        DOCS_BASE_URL: `${gateway.url}/docs`,
+        DOCS_BASE_URL: gateway.docsBaseUrl,
         MINDS_OWNER_MANAGEMENT_ENABLED: 'true',
         MINDS_AGENT_MEMORY_ENABLED: 'true',
         MINDS_HOST_PROVISION_MS: '300',

@@ -442,7 +442,7 @@ function compareOperation(cmp: Comparison, b: LocatedOperation, h: LocatedOperat
     else if (after === undefined) add('info', extension, `no longer ${meaning}`);
     else add('warning', extension, `changed ${show(before)} → ${show(after)}`);
   }
-  for (const extension of ['x-dpop-htm', 'x-credential-refusal', 'x-read-only']) {
+  for (const extension of ['x-dpop-htm', 'x-credential-refusal', 'x-read-only', 'x-automatic-retry']) {
     const before = b.operation[extension];
     const after = h.operation[extension];
     if (JSON.stringify(before) === JSON.stringify(after)) continue;

@@ -8,9 +8,10 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import type { CryptoKey } from 'jose';
-import { credentialSchemes, operationTable, type OperationFacts } from '@gateway-minds/contract';
+import { credentialSchemes } from '@gateway-minds/contract';
 import { ASSERTION_HEADER, verifyAssertion, type CredentialKind } from '@gateway-minds/service-kit';
 import type { CredentialStore } from '../iam/credentials.js';
+import { defaultScopes, isJwkThumbprint, JWK_THUMBPRINT_RULE, knownScopes, unknownScopes } from './admin-rules.js';
 
 export interface AdminDeps {
   store: CredentialStore;
@@ -19,16 +20,6 @@ export interface AdminDeps {
   assertionPublicKey: CryptoKey | null;
   /** Services whose assertions the lookup accepts. */
   audiences: string[];
-}
-
-/** Every scope an operation asks of a credential kind's scheme: a new credential of that kind gets them by default. */
-export function defaultScopes(kind: CredentialKind): string[] {
-  const scheme = credentialSchemes[kind].scheme;
-  const scopes = new Set<string>();
-  for (const operation of Object.values(operationTable) as OperationFacts[]) {
-    for (const requirement of operation.security) if (requirement.scheme === scheme) requirement.scopes.forEach((s) => scopes.add(s));
-  }
-  return [...scopes].sort();
 }
 
 class AdminError extends Error {
@@ -77,16 +68,25 @@ export function createAdminApp(deps: AdminDeps) {
     res.status(201).json({ organization_id: created.organizationId, project_id: created.projectId });
   });
 
+  /** A clean 404 instead of the database's foreign-key message. */
+  const requireOrganization = async (organizationId: string) => {
+    if (!(await deps.store.hasOrganization(organizationId))) throw new AdminError(404, `no organization ${organizationId}`);
+  };
+
   app.post('/admin/projects', async (req, res) => {
     const { organization_id: organizationId, name } = req.body ?? {};
     if (typeof organizationId !== 'string') throw new AdminError(400, 'organization_id is required');
+    await requireOrganization(organizationId);
     res.status(201).json({ project_id: await deps.store.createProject(organizationId, typeof name === 'string' ? name : 'Project') });
   });
 
   app.post('/admin/agents', async (req, res) => {
     const organizationId = req.body?.organization_id;
     if (typeof organizationId !== 'string') throw new AdminError(400, 'organization_id is required');
-    res.status(201).json(await deps.store.createAgent(organizationId));
+    await requireOrganization(organizationId);
+    const agent = await deps.store.createAgent(organizationId);
+    // snake_case like every other admin answer
+    res.status(201).json({ id: agent.id, organization_id: agent.organizationId, did: agent.did, created_at: new Date(agent.createdAtMs).toISOString() });
   });
 
   app.get('/admin/defaults', async (_req, res) => {
@@ -101,6 +101,25 @@ export function createAdminApp(deps: AdminDeps) {
     const organizationId = (body.organization_id as string | undefined) ?? defaults?.organizationId;
     if (!organizationId) throw new AdminError(400, 'organization_id is required (no organization exists yet)');
     const projectId = (body.project_id as string | undefined) ?? (body.organization_id ? undefined : defaults?.projectId);
+    await requireOrganization(organizationId);
+    if (projectId !== undefined && !(await deps.store.hasProject(projectId, organizationId))) {
+      throw new AdminError(404, `no project ${projectId} in organization ${organizationId}`);
+    }
+    if (body.agent_id !== undefined && (typeof body.agent_id !== 'string' || !(await deps.store.findAgent(body.agent_id, organizationId)))) {
+      throw new AdminError(404, `no agent ${String(body.agent_id)} in organization ${organizationId}`);
+    }
+    if (body.scopes !== undefined) {
+      const unknown = Array.isArray(body.scopes) ? unknownScopes(body.scopes) : [String(body.scopes)];
+      if (unknown.length) throw new AdminError(400, `unknown scopes: ${unknown.join(', ')} (the contract knows ${knownScopes().join(', ')})`);
+    }
+    if (body.dpop_jkt !== undefined && body.dpop_jkt !== null && !isJwkThumbprint(body.dpop_jkt)) {
+      throw new AdminError(400, `dpop_jkt must be ${JWK_THUMBPRINT_RULE}`);
+    }
+    for (const field of ['expires_in_seconds', 'selection_expires_in_seconds']) {
+      const value = body[field];
+      // Negative is allowed: tests issue credentials that are already expired.
+      if (value !== undefined && value !== null && !Number.isSafeInteger(value)) throw new AdminError(400, `${field} must be a whole number of seconds`);
+    }
     const isSession = kind === 'bridge_session';
     const credential = await deps.store.issue({
       kind,

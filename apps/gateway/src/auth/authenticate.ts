@@ -92,7 +92,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     if (!requirement) {
       const code = (operation.credentialRefusal ?? 'UNAUTHORIZED') as ErrorCode;
       const requiredScope = code === 'SCOPE_MISSING' ? operation.security[0]?.scopes[0] : undefined;
-      throw new ApiError(code, `This operation does not accept a ${record.kind} credential.`, requiredScope ? { requiredScope } : {});
+      throw new ApiError(code, `This operation does not accept ${record.kind} credentials.`, requiredScope ? { requiredScope } : {});
     }
     const missingScope = requirement.scopes.find((scope) => !record.scopes.includes(scope));
     if (missingScope) throw new ApiError('SCOPE_MISSING', `The credential lacks the scope ${missingScope}.`, { requiredScope: missingScope });
@@ -100,7 +100,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
       throw new ApiError('HUMAN_SANDBOX_SELECTION_REQUIRED', 'This operation needs a signed-in human session with a Sandbox selection.');
     }
     if (operation.requiresOriginalSession && !record.originalSession) {
-      throw new ApiError('ORIGINAL_CONSOLE_REQUIRED', 'Owner management needs the original Console session, not a derived credential.');
+      throw new ApiError('ORIGINAL_CONSOLE_REQUIRED', 'This operation needs the original Console session, not a credential derived from it.');
     }
     if (record.kind === 'agent_token' && record.dpopJkt) {
       const proof = req.headersDistinct.dpop;

@@ -120,6 +120,16 @@ export class CredentialStore {
     return projectId;
   }
 
+  async hasOrganization(organizationId: string): Promise<boolean> {
+    const { rows } = await this.db.query('select 1 from organizations where id = $1', [organizationId]);
+    return rows.length > 0;
+  }
+
+  async hasProject(projectId: string, organizationId: string): Promise<boolean> {
+    const { rows } = await this.db.query('select 1 from projects where id = $1 and organization_id = $2', [projectId, organizationId]);
+    return rows.length > 0;
+  }
+
   async firstOrganization(): Promise<{ organizationId: string; projectId: string } | null> {
     const { rows } = await this.db.query<{ organization_id: string; id: string }>(
       'select organization_id, id from projects order by created_at, id limit 1',

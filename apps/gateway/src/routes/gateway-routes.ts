@@ -18,7 +18,8 @@ export interface GatewayRouteDeps {
   probe: StatusProbe;
   registry: UpstreamRegistry;
   usage: UsageRecorder;
-  docsBaseUrl: string;
+  /** The base of every `docs_url`, read per request: with port 0 it is known only once the gateway listens. */
+  docsBaseUrl: () => string;
   /** Services the gateway answers itself. */
   builtInServices: readonly string[];
 }
@@ -119,7 +120,7 @@ export function gatewayHandlers(deps: GatewayRouteDeps): Record<string, Operatio
             status: facts.status,
             type: facts.type,
             description: facts.description,
-            docs_url: errorDocsUrl(deps.docsBaseUrl, code),
+            docs_url: errorDocsUrl(deps.docsBaseUrl(), code),
             retry_after: facts.retryAfter,
             fields: [...facts.fields],
             outcome_unknown: facts.outcomeUnknown,

@@ -3,10 +3,13 @@
  *
  * The agent needs an attachment to the Mind that is not revoked, not expired
  * and grants the needed permissions (read for get and search; read and write
- * for insert), either to the agent itself or to an active group it is an
- * active member of. Without `group` it works in its private namespace
- * (agent:<id>); with `group`, only an attachment of that very group counts,
- * and it works in the group's shared namespace (group:<id>).
+ * for insert). Which attachment counts depends on the namespace (the
+ * interface: "searches private memory or an explicitly authorized group"):
+ * without `group`, the agent's private namespace (agent:<id>), reached only
+ * through an attachment of the agent itself; with `group`, the group's shared
+ * namespace (group:<id>), reached only through an attachment of that very
+ * group while the agent is an active member of it. A group attachment grants
+ * the group's namespace and nothing more.
  *
  *   a matching attachment is valid                -> allowed
  *   matching attachments exist, all expired       -> 401 AGENT_CAPABILITY_EXPIRED
@@ -60,9 +63,8 @@ export async function authorizeAgent(db: Queryable, caller: AgentCaller, mindId:
     [mind.mind_id, mind.organization_id, mind.project_id, caller.agentId],
   );
   const needed: Permission[] = need === 'write' ? [PERMISSION_READ, PERMISSION_WRITE] : [PERMISSION_READ];
-  const matching = candidates.filter(
-    (c) => needed.every((p) => c.permissions.includes(p)) && (group === null || (c.subject_kind === 'group' && c.subject_id === group)),
-  );
+  const grantsNamespace = (c: CandidateRow) => (group === null ? c.subject_kind === 'agent' : c.subject_kind === 'group' && c.subject_id === group);
+  const matching = candidates.filter((c) => needed.every((p) => c.permissions.includes(p)) && grantsNamespace(c));
   if (matching.some((c) => c.expires_at > now)) {
     return { mind, namespace: group === null ? agentNamespace(caller.agentId) : groupNamespace(group) };
   }
