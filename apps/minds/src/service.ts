@@ -5,14 +5,14 @@
  * plus the controller loop.
  */
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type Request, type Response } from 'express';
 import type { JWK } from 'jose';
 import { openDatabase, type Database } from '@gateway-minds/db';
-import { ADMITTED_OPERATIONS_PATH, ApiError, createLogger, createServiceApp, HEALTH_PATH, importAssertionKey, withSideRoutes, type AdmittedOperations, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
+import { ADMITTED_OPERATIONS_PATH, ApiError, createContractServer, createLogger, createServiceApp, HEALTH_PATH, importAssertionKey, withSideRoutes, type AdmittedOperations, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
 import { HttpAgentDirectory, type AgentDirectory } from './agents.js';
 import { authenticate, humanCaller } from './auth.js';
 import { MindsController } from './controller/controller.js';
@@ -182,7 +182,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     controller,
     host,
     async listen(port, hostname = '127.0.0.1') {
-      server = createServer(listener).listen(port, hostname);
+      server = createContractServer(listener, { logger, docsBaseUrl: config.docsBaseUrl }).listen(port, hostname);
       await once(server, 'listening');
       const address = server.address() as AddressInfo;
       return { port: address.port, url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${address.port}` };

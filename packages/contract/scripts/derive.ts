@@ -126,11 +126,15 @@ export interface GatewayLimits {
   maxBodyBytes: number;
   /** The largest answer the gateway relays from a service (BAD_GATEWAY, response_too_large, above it). */
   maxUpstreamResponseBytes: number;
+  /** The request line plus headers a listener accepts (Node's maxHeaderSize): room for the longest path and query plus ordinary headers. */
+  maxHeaderBlockBytes: number;
+  /** How long a client may take to send a whole request, headers and body (Node's requestTimeout). */
+  requestReadTimeoutMs: number;
 }
 
 export function deriveGatewayLimits(doc: OpenApiDocument): GatewayLimits {
   const limits = doc.info['x-gateway-limits'] as Partial<GatewayLimits> | undefined;
-  for (const key of ['maxPathLength', 'maxQueryLength', 'maxBodyBytes', 'maxUpstreamResponseBytes'] as const) {
+  for (const key of ['maxPathLength', 'maxQueryLength', 'maxBodyBytes', 'maxUpstreamResponseBytes', 'maxHeaderBlockBytes', 'requestReadTimeoutMs'] as const) {
     if (!Number.isInteger(limits?.[key])) throw new Error(`info.x-gateway-limits.${key} must be a whole number`);
   }
   return limits as GatewayLimits;

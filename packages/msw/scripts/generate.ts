@@ -19,9 +19,10 @@ const generated = join(dirname(fileURLToPath(import.meta.url)), '../src/generate
 const document = dereference(openapiDocument);
 
 /** A declared response header's value for a mocked answer: the spec's example, else its lower bound; undefined when it has neither and is optional. */
-function headerValue(header: { required?: boolean; schema?: JsonSchema }): string | undefined {
+function headerValue(header: { required?: boolean; schema?: JsonSchema; example?: unknown }): string | undefined {
   const schema = header.schema ?? {};
-  const candidates = [(schema.examples as unknown[] | undefined)?.[0], schema.example, schema.default, schema.const, (schema.enum as unknown[] | undefined)?.[0]];
+  // The header object's own example first, as Prism takes it (WWW-Authenticate declares one there).
+  const candidates = [header.example, (schema.examples as unknown[] | undefined)?.[0], schema.example, schema.default, schema.const, (schema.enum as unknown[] | undefined)?.[0]];
   const value = candidates.find((c) => c !== undefined);
   if (value !== undefined) return String(value);
   if (header.required && (schema.type === 'integer' || schema.type === 'number')) return String(schema.minimum ?? 1);

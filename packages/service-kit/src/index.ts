@@ -7,4 +7,5 @@ export { byteLimitViolations } from './byte-limits.js';
 export { createServiceApp, requestContext, shapeError, BODY_LIMIT_BYTES, type OperationHandler, type RequestContext, type ServiceAppOptions } from './service-app.js';
 export * from './assertion.js';
 export { ADMITTED_OPERATIONS_PATH, HEALTH_PATH, withSideRoutes, type AdmittedOperations } from './side-routes.js';
+export { createContractServer, clientErrorOf, MAX_HEADER_BLOCK_BYTES, REQUEST_READ_TIMEOUT_MS, type ContractServerOptions } from './contract-server.js';
 export { docsBaseUrlOf, publicBaseUrlOf } from './public-urls.js';

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { pgliteTemplate } from '@gateway-minds/db/testing';
 import { loadConfig, startGateway, type Gateway } from '@gateway-minds/gateway';
-import { assertionKeyFiles, ensureAssertionKeys, type CredentialKind } from '@gateway-minds/service-kit';
+import { assertionKeyFiles, ensureAssertionKeys, type CredentialKind, type Logger } from '@gateway-minds/service-kit';
 
 export { pgliteTemplate };
 
@@ -41,6 +41,8 @@ export interface StackOptions {
   gatewayEnv?: Record<string, string>;
   /** Extra Minds environment. */
   mindsEnv?: Record<string, string>;
+  /** Where the gateway and the Minds service log (silent by default under vitest): a test reads what they logged. */
+  loggers?: { gateway?: Logger; minds?: Logger };
 }
 
 export interface Stack {
@@ -107,6 +109,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schemas.gateway } : {}),
       ...options.gatewayEnv,
     }),
+    options.loggers?.gateway,
   );
   let closeMinds = async () => {};
   try {
@@ -123,7 +126,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         MINDS_HOST_STOP_MS: '200',
         ...options.mindsEnv,
       });
-      const minds = await createMindsService({ ...service, ...(databaseUrl ? { databaseUrl, schema: schemas.minds } : {}) });
+      const minds = await createMindsService({ ...service, ...(options.loggers?.minds ? { logger: options.loggers.minds } : {}), ...(databaseUrl ? { databaseUrl, schema: schemas.minds } : {}) });
       await minds.listen(mindsPort, '127.0.0.1');
       closeMinds = () => minds.close();
     }
