@@ -29,6 +29,8 @@ describe('published package versions', () => {
     expect(manifest.type).toBe('module');
     expect(manifest.exports).toBeTypeOf('object');
     expect(manifest.files).toEqual(['dist', 'README.md', 'CHANGELOG.md']);
+    // npm 11 publish drops a bin written `./dist/bin.js` ("script name ... was invalid and removed").
+    for (const target of Object.values((manifest.bin ?? {}) as Record<string, string>)) expect(target).toMatch(/^dist\/[\w.-]+\.js$/);
   });
 
   it.each(publishedPackages)('$name has a changelog entry for the current version', ({ dir }) => {
