@@ -195,6 +195,31 @@ await client.waitForMind(mind.mind_id, 'ready', { onProgress: (m) => console.log
 for await (const m of client.${list}.iterate()) console.log(m.mind_id, m.status);`;
 }
 
+/** The README's "Use it from npm" client example: the installed package against any gateway. */
+export function npmClientExample(_ctx: SiteContext): string {
+  return `import { createClient } from '@gateway-minds/client';   // ESM; Node 20.19+ and browsers
+
+const client = createClient({ baseUrl: 'https://gateway.example.com', token: process.env.GATEWAY_MINDS_TOKEN });
+console.log(await client.${operationTable.gateway_getPrincipal.operationId}());`;
+}
+
+/** The README's published MCP client configuration ("Use it from npm"): npx fetches the package, from any directory. */
+export function publishedMcpConfig(tokenPrefix: string): string {
+  return JSON.stringify(
+    {
+      mcpServers: {
+        'gateway-minds': {
+          command: 'npx',
+          args: ['-y', '@gateway-minds/mcp', '--read-only'],
+          env: { GATEWAY_MINDS_TOKEN: `${tokenPrefix}...`, GATEWAY_MINDS_URL: 'https://gateway.example.com' },
+        },
+      },
+    },
+    null,
+    2,
+  );
+}
+
 export function gettingStartedPage(ctx: SiteContext): string {
   const stack = ctx.servers[0]!.url;
   const mock = ctx.servers[1]!.url;
@@ -215,6 +240,17 @@ export function gettingStartedPage(ctx: SiteContext): string {
     <p>${inline(String(ctx.document.info.summary ?? ctx.document.info.title))} One hand-written OpenAPI 3.1 contract
     describes every operation; the servers, the typed client, the mock and this site are built from it.
     Download it: <a href="openapi.json">openapi.json</a>, <a href="openapi.yaml">openapi.yaml</a>.</p>
+
+    <h2 id="npm">Use it from npm</h2>
+    <p>The client, CLI and MCP server are npm packages. A package's version is the API version it speaks
+    (<code>${escapeHtml(String(ctx.document.info.version))}</code> here), and each package's CHANGELOG.md says what changed
+    in the API. Install the client and point it at a gateway's base URL:</p>
+    ${code('npm install @gateway-minds/client')}
+    ${code(npmClientExample(ctx))}
+    <p>The CLI: <code>npx -p @gateway-minds/cli gateway-minds ${whoami.operationId}</code> with <code>GATEWAY_MINDS_URL</code>
+    and <code>GATEWAY_MINDS_TOKEN</code> set. The MCP server, in an MCP client's configuration (it works from any
+    directory):</p>
+    ${code(publishedMcpConfig(session.tokenPrefix))}
 
     <h2 id="quick-start">Quick start</h2>
     <p>Node 20.19 or newer; no database server is needed (the stack keeps its data in <code>./data</code>).</p>
