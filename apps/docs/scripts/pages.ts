@@ -245,7 +245,7 @@ export function gettingStartedPage(ctx: SiteContext): string {
     <p>The client, CLI and MCP server are npm packages. A package's version is the API version it speaks
     (<code>${escapeHtml(String(ctx.document.info.version))}</code> here), and each package's CHANGELOG.md says what changed
     in the API. Install the client and point it at a gateway's base URL:</p>
-    ${code('npm install @gateway-minds/client')}
+    ${code('npm install @gateway-minds/client', { notRun: 'the packages are on npm only after the first release; apps/release installs these same packages from their tarballs and runs them' })}
     ${code(npmClientExample(ctx))}
     <p>The CLI: <code>npx -p @gateway-minds/cli gateway-minds ${whoami.operationId}</code> with <code>GATEWAY_MINDS_URL</code>
     and <code>GATEWAY_MINDS_TOKEN</code> set. The MCP server, in an MCP client's configuration (it works from any
