@@ -168,7 +168,7 @@ ${statuses
  * A code block. apps/readme-check runs every shell block and type-checks every
  * `ts` one; `notRun` says why a block cannot run there, in a comment beside it.
  */
-function code(block: string, options: { language?: 'sh' | 'ts'; notRun?: string } = {}): string {
+function code(block: string, options: { language?: 'sh' | 'ts' | 'json'; notRun?: string } = {}): string {
   const marker = options.notRun ? `<!-- not run by the docs test: ${escapeHtml(options.notRun)} -->\n    ` : '';
   return `${marker}<pre><code class="language-${options.language ?? 'sh'}">${escapeHtml(block)}</code></pre>`;
 }
@@ -246,11 +246,11 @@ export function gettingStartedPage(ctx: SiteContext): string {
     (<code>${escapeHtml(String(ctx.document.info.version))}</code> here), and each package's CHANGELOG.md says what changed
     in the API. Install the client and point it at a gateway's base URL:</p>
     ${code('npm install @gateway-minds/client', { notRun: 'the packages are on npm only after the first release; apps/release installs these same packages from their tarballs and runs them' })}
-    ${code(npmClientExample(ctx))}
+    ${code(npmClientExample(ctx), { language: 'ts' })}
     <p>The CLI: <code>npx -p @gateway-minds/cli gateway-minds ${whoami.operationId}</code> with <code>GATEWAY_MINDS_URL</code>
     and <code>GATEWAY_MINDS_TOKEN</code> set. The MCP server, in an MCP client's configuration (it works from any
     directory):</p>
-    ${code(publishedMcpConfig(session.tokenPrefix))}
+    ${code(publishedMcpConfig(session.tokenPrefix), { language: 'json' })}
 
     <h2 id="quick-start">Quick start</h2>
     <p>Node 20.19 or newer; no database server is needed (the stack keeps its data in <code>./data</code>).</p>
