@@ -11,8 +11,7 @@
 import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { compareSpecs } from './compare.js';
-import { hasBlockingProblems, renderMarkdown } from './report.js';
+import { compareSpecs, hasBlockingProblems, renderMarkdown } from '@gateway-minds/spec-review';
 import { bundleSpec, extractAt, lintSpec, repoRoot, resolveCommit } from './sources.js';
 
 const usage = `usage: npm run spec:review -- --base <git ref> [--head <git ref>] [--spec spec/openapi.yaml]
