@@ -19,10 +19,15 @@ export type Severity = 'breaking' | 'warning' | 'info';
 export type Direction = 'request' | 'response';
 
 export interface Change {
+  /** The check that found it: stable, documented in the README's table, usable in `levels` to re-level it. */
+  id: string;
+  /** Its level: `breaking` blocks a merge unless acknowledged, `warning` asks a reviewer to look, `info` is recorded. */
   severity: Severity;
   /** Where in the operation or shared schema: `request body .name`, `query limit`, `response 200 body .items[].id`. */
   where: string;
   message: string;
+  /** JSON pointer to the changed node in the head document (in the base one when it was removed). */
+  pointer: string;
 }
 
 export interface OperationRef {
@@ -56,7 +61,15 @@ export interface Review {
   /** Document-level changes: security schemes, the error catalog, servers, version. */
   document: Change[];
   /** Every breaking change, flattened, with the operation(s) it concerns. */
-  breaking: { operations: string[]; where: string; message: string }[];
+  breaking: BreakingChange[];
+}
+
+export interface BreakingChange {
+  id: string;
+  operations: string[];
+  where: string;
+  message: string;
+  pointer: string;
 }
 
 type Json = Record<string, unknown>;
@@ -106,8 +119,15 @@ function schemaRefName(node: unknown): string | undefined {
 
 interface LocatedOperation {
   ref: OperationRef;
+  /** JSON pointer to the operation object. */
+  pointer: string;
   operation: Json;
   parameters: Json[];
+}
+
+/** A path with its parameter names left out: what routing matches on. */
+function templateOf(path: string): string {
+  return path.replace(/\{[^}]*\}/g, '{}');
 }
 
 function operationsOf(doc: Doc): Map<string, LocatedOperation> {
@@ -122,8 +142,12 @@ function operationsOf(doc: Doc): Map<string, LocatedOperation> {
       const key = (p: Json) => `${String(p.in)}:${String(p.name).toLowerCase()}`;
       const parameters = [...shared.filter((s) => !own.some((o) => key(o) === key(s))), ...own];
       const operationId = typeof operation.operationId === 'string' ? operation.operationId : `${method.toUpperCase()} ${path}`;
-      found.set(operationId, {
+      // Without an operationId an operation is known by method and path, its parameter names left out
+      // (`/books/{bookId}` and `/books/{id}` are one path).
+      const mapKey = typeof operation.operationId === 'string' ? operation.operationId : `${method.toUpperCase()} ${templateOf(path)}`;
+      found.set(mapKey, {
         ref: { operationId, method: method.toUpperCase(), path, summary: String(operation.summary ?? '') },
+        pointer: `/paths/${escapePointer(path)}/${method}`,
         operation,
         parameters,
       });
@@ -153,8 +177,12 @@ function typesOf(schema: Json): Set<string> | undefined {
   return types;
 }
 
-const upperBounds = ['maxLength', 'maximum', 'exclusiveMaximum', 'maxItems', 'maxProperties', 'x-max-bytes'] as const;
-const lowerBounds = ['minLength', 'minimum', 'exclusiveMinimum', 'minItems', 'minProperties', 'x-min-bytes'] as const;
+const upperBounds = ['maxLength', 'maximum', 'exclusiveMaximum', 'maxItems', 'maxProperties', 'maxContains', 'x-max-bytes'] as const;
+const lowerBounds = ['minLength', 'minimum', 'exclusiveMinimum', 'minItems', 'minProperties', 'minContains', 'x-min-bytes'] as const;
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
 
 interface SharedGroup {
   schema: string;
@@ -191,9 +219,10 @@ class Comparison {
   /**
    * Compares two schemas in one direction. Both sides naming the same
    * component schema are compared once per direction; the operation is then
-   * recorded as one that uses it.
+   * recorded as one that uses it. `pointer` is where the head schema sits in
+   * the head document (for annotations on the changed lines).
    */
-  schema(b: unknown, h: unknown, direction: Direction, where: string, out: Change[], uses: Set<string>): void {
+  schema(b: unknown, h: unknown, direction: Direction, where: string, out: Change[], uses: Set<string>, pointer: string): void {
     const bName = schemaRefName(b);
     const hName = schemaRefName(h);
     if (bName && hName && bName === hName) {
@@ -202,13 +231,14 @@ class Comparison {
       if (!this.sharedGroups.has(key)) {
         const group: SharedGroup = { schema: bName, direction, changes: [], children: new Set() };
         this.sharedGroups.set(key, group); // before descending, so a cycle ends here
-        this.schemaBody(resolve(this.base, b) ?? {}, resolve(this.head, h) ?? {}, direction, '', group.changes, group.children);
+        this.schemaBody(resolve(this.base, b) ?? {}, resolve(this.head, h) ?? {}, direction, '', group.changes, group.children, `/components/schemas/${escapePointer(bName)}`);
       }
       uses.add(key);
       return;
     }
     // Different components, or inline on one side: compare the contents here.
-    this.schemaBody(this.inline(this.base, b), this.inline(this.head, h), direction, where, out, uses);
+    const at = hName ? `/components/schemas/${escapePointer(hName)}` : pointer;
+    this.schemaBody(this.inline(this.base, b), this.inline(this.head, h), direction, where, out, uses, at);
   }
 
   private inline(doc: Doc, node: unknown): Json {
@@ -217,10 +247,14 @@ class Comparison {
     return resolve(doc, node) ?? {};
   }
 
-  private schemaBody(b: Json, h: Json, direction: Direction, where: string, out: Change[], uses: Set<string>): void {
+  private schemaBody(b: Json, h: Json, direction: Direction, where: string, out: Change[], uses: Set<string>, pointer: string): void {
     const at = where || '(the schema)';
-    const add = (severity: Severity, message: string) => out.push({ severity, where: at, message });
     const request = direction === 'request';
+    /** `check` is the direction-free part of the id: `request-` or `response-` is put before it. */
+    const add = (check: string, severity: Severity, message: string, keyword?: string) =>
+      out.push({ id: `${direction}-${check}`, severity, where: at, message, pointer: keyword ? `${pointer}/${escapePointer(keyword)}` : pointer });
+    /** A change that narrows what is valid breaks requests; one that widens it breaks responses (clients sized by the old bounds). */
+    const judged = (narrows: boolean): Severity => (request === narrows ? 'breaking' : 'info');
 
     // Types. Requests: a type no longer accepted breaks senders. Responses: a new type (null included) breaks readers.
     const bTypes = typesOf(b);
@@ -230,129 +264,212 @@ class Comparison {
       const removed = [...bTypes].filter((t) => !hTypes.has(t) && !(t === 'integer' && bTypes.has('number')));
       const added = [...hTypes].filter((t) => !bTypes.has(t) && !(t === 'integer' && hTypes.has('number')));
       if (request) {
-        if (removed.length) add('breaking', `no longer accepts type ${list(removed)} (retyped ${declared(b)} → ${declared(h)})`);
-        if (added.length) add('info', `also accepts type ${list(added)}`);
+        if (removed.length) add('type-changed', 'breaking', `no longer accepts type ${list(removed)} (retyped ${declared(b)} → ${declared(h)})`, 'type');
+        if (added.length) add('type-generalized', 'info', `also accepts type ${list(added)}`, 'type');
       } else {
-        if (added.length) add('breaking', `retyped: may now be ${list(added)} (${declared(b)} → ${declared(h)})`);
-        if (removed.length) add('info', `is no longer ${list(removed)}`);
+        if (added.length) add('type-changed', 'breaking', `retyped: may now be ${list(added)} (${declared(b)} → ${declared(h)})`, 'type');
+        if (removed.length) add('type-specialized', 'info', `is no longer ${list(removed)}`, 'type');
       }
     } else if (!bTypes && hTypes && request) {
-      add('breaking', `now restricted to type ${declared(h)}`);
+      add('type-set', 'breaking', `now restricted to type ${declared(h)}`, 'type');
     } else if (bTypes && !hTypes && !request && !enumeration(h)) {
-      add('breaking', `retyped: no longer restricted to ${declared(b)}`);
+      add('type-unset', 'breaking', `retyped: no longer restricted to ${declared(b)}`);
     }
 
-    // Enumerations.
+    // Enumerations (enum, const, a oneOf of consts, and Zalando's x-extensible-enum).
     const bEnum = enumeration(b);
     const hEnum = enumeration(h);
+    const key = (v: unknown) => JSON.stringify(v);
     if (bEnum && hEnum) {
-      const key = (v: unknown) => JSON.stringify(v);
       const hKeys = new Set(hEnum.map(key));
       const bKeys = new Set(bEnum.map(key));
       const removed = bEnum.filter((v) => !hKeys.has(key(v)));
       const added = hEnum.filter((v) => !bKeys.has(key(v)));
+      const plural = (n: number) => (n > 1 ? 's' : '');
       if (request) {
-        if (removed.length) add('breaking', `enum value${removed.length > 1 ? 's' : ''} ${list(removed)} no longer accepted (narrowed)`);
-        if (added.length) add('info', `enum value${added.length > 1 ? 's' : ''} ${list(added)} added`);
+        if (removed.length) add('enum-value-removed', 'breaking', `enum value${plural(removed.length)} ${list(removed)} no longer accepted (narrowed)`, 'enum');
+        if (added.length) add('enum-value-added', 'info', `enum value${plural(added.length)} ${list(added)} added`, 'enum');
+      } else if ('const' in b && 'const' in h) {
+        if (key(b.const) !== key(h.const)) add('const-changed', 'breaking', `const changed ${show(b.const)} → ${show(h.const)}`, 'const');
       } else {
-        if (added.length) add('warning', `may now return enum value${added.length > 1 ? 's' : ''} ${list(added)}: clients that switch exhaustively must handle ${added.length > 1 ? 'them' : 'it'}`);
-        if (removed.length) add('info', `no longer returns enum value${removed.length > 1 ? 's' : ''} ${list(removed)}`);
+        if (added.length) add('enum-value-added', 'warning', `may now return enum value${plural(added.length)} ${list(added)}: clients that switch exhaustively must handle ${added.length > 1 ? 'them' : 'it'}`, 'enum');
+        if (removed.length) add('enum-value-removed', 'info', `no longer returns enum value${plural(removed.length)} ${list(removed)}`, 'enum');
       }
     } else if (!bEnum && hEnum) {
-      add(request ? 'breaking' : 'info', `now limited to the values ${list(hEnum)}`);
+      add('became-enum', judged(true), `now limited to the values ${list(hEnum)}`, 'enum');
     } else if (bEnum && !hEnum) {
-      add(request ? 'info' : 'warning', `no longer limited to ${list(bEnum)}`);
+      add('enum-removed', judged(false), `no longer limited to ${list(bEnum)}${request ? '' : ': clients sized to those values break'}`);
     }
+    const bExtensible = Array.isArray(b['x-extensible-enum']) ? (b['x-extensible-enum'] as unknown[]) : [];
+    const hExtensible = Array.isArray(h['x-extensible-enum']) ? (h['x-extensible-enum'] as unknown[]) : [];
+    const extensibleRemoved = bExtensible.filter((v) => !hExtensible.map(key).includes(key(v)));
+    const extensibleAdded = hExtensible.filter((v) => !bExtensible.map(key).includes(key(v)));
+    if (extensibleRemoved.length) add('x-extensible-enum-value-removed', request ? 'breaking' : 'info', `x-extensible-enum value${extensibleRemoved.length > 1 ? 's' : ''} ${list(extensibleRemoved)} removed`, 'x-extensible-enum');
+    if (extensibleAdded.length) add('x-extensible-enum-value-added', 'info', `x-extensible-enum value${extensibleAdded.length > 1 ? 's' : ''} ${list(extensibleAdded)} added`, 'x-extensible-enum');
 
-    // Bounds.
-    for (const keyword of upperBounds) {
+    // Bounds: a lowered upper bound or raised lower bound narrows; the reverse (or removal) widens.
+    const bound = (keyword: string, upper: boolean) => {
       const before = b[keyword];
       const after = h[keyword];
-      if (before === after) continue;
-      const narrowed = typeof after === 'number' && (typeof before !== 'number' || after < before);
-      const described = before === undefined ? `\`${keyword}: ${String(after)}\` added` : after === undefined ? `\`${keyword}\` removed (was ${String(before)})` : `\`${keyword}\` ${narrowed ? 'lowered' : 'raised'} ${String(before)} → ${String(after)}`;
-      if (request) add(narrowed ? 'breaking' : 'info', `${described}${narrowed ? ' (narrowed)' : ''}`);
-      else add(narrowed ? 'info' : 'warning', `${described}${narrowed ? '' : ': values may now be larger'}`);
+      if (before === after) return;
+      const narrowed = typeof after === 'number' && (typeof before !== 'number' || (upper ? after < before : after > before));
+      const lowered = typeof after === 'number' && typeof before === 'number' && after < before;
+      const name = keyword.replace(/^x-/, 'x-').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+      const check = before === undefined ? `${name}-set` : after === undefined ? `${name}-unset` : `${name}-${lowered ? 'decreased' : 'increased'}`;
+      const described = before === undefined ? `\`${keyword}: ${String(after)}\` added` : after === undefined ? `\`${keyword}\` removed (was ${String(before)})` : `\`${keyword}\` ${narrowed === upper ? 'lowered' : 'raised'} ${String(before)} → ${String(after)}`;
+      add(check, judged(narrowed), `${described}${narrowed ? (request ? ' (narrowed)' : '') : request ? '' : `: values may now be ${upper ? 'larger' : 'smaller'} than clients were promised`}`, keyword);
+    };
+    for (const keyword of upperBounds) bound(keyword, true);
+    for (const keyword of lowerBounds) bound(keyword, false);
+
+    // Patterns: a pattern added or changed narrows unless the new one matches everything.
+    if (b.pattern !== h.pattern) {
+      const everything = (p: unknown) => typeof p === 'string' && /^\^?(\.\*|\[\\s\\S\]\*)\$?$/.test(p);
+      if (h.pattern === undefined || everything(h.pattern)) add(h.pattern === undefined ? 'pattern-removed' : 'pattern-generalized', 'info', h.pattern === undefined ? `pattern ${show(b.pattern)} removed` : `pattern widened ${show(b.pattern)} → ${show(h.pattern)}`, 'pattern');
+      else if (b.pattern === undefined) add('pattern-added', request ? 'breaking' : 'info', `pattern ${show(h.pattern)} added`, 'pattern');
+      else add('pattern-changed', request ? 'breaking' : 'info', `pattern changed ${show(b.pattern)} → ${show(h.pattern)}`, 'pattern');
     }
-    for (const keyword of lowerBounds) {
+    // Format, multipleOf, content keywords: set or changed narrows a request; changed or dropped widens a response.
+    for (const keyword of ['format', 'multipleOf', 'contentMediaType', 'contentEncoding'] as const) {
       const before = b[keyword];
       const after = h[keyword];
       if (before === after) continue;
-      const narrowed = typeof after === 'number' && (typeof before !== 'number' || after > before);
-      const described = before === undefined ? `\`${keyword}: ${String(after)}\` added` : after === undefined ? `\`${keyword}\` removed (was ${String(before)})` : `\`${keyword}\` ${narrowed ? 'raised' : 'lowered'} ${String(before)} → ${String(after)}`;
-      if (request) add(narrowed ? 'breaking' : 'info', `${described}${narrowed ? ' (narrowed)' : ''}`);
-      else add(narrowed ? 'info' : 'warning', `${described}${narrowed ? '' : ': values may now be smaller'}`);
-    }
-    for (const keyword of ['pattern', 'format', 'multipleOf'] as const) {
-      const before = b[keyword];
-      const after = h[keyword];
-      if (before === after) continue;
-      const described = before === undefined ? `${keyword} ${show(after)} added` : after === undefined ? `${keyword} ${show(before)} removed` : `${keyword} changed ${show(before)} → ${show(after)}`;
-      if (request) add(after === undefined ? 'info' : 'breaking', described);
-      else add(after === undefined ? 'warning' : 'info', described);
+      const name = keyword.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+      if (before === undefined) add(`${name}-added`, request ? 'breaking' : 'info', `${keyword} ${show(after)} added`, keyword);
+      else if (after === undefined) add(`${name}-removed`, request ? 'info' : 'breaking', `${keyword} ${show(before)} removed`, keyword);
+      else add(`${name}-changed`, 'breaking', `${keyword} changed ${show(before)} → ${show(after)}`, keyword);
     }
     if (b.uniqueItems !== h.uniqueItems && (b.uniqueItems === true || h.uniqueItems === true)) {
       const now = h.uniqueItems === true;
-      add(request ? (now ? 'breaking' : 'info') : now ? 'info' : 'warning', now ? 'items must now be unique' : 'items no longer unique');
+      add(now ? 'unique-items-set' : 'unique-items-unset', judged(now), now ? 'items must now be unique' : 'items no longer unique', 'uniqueItems');
+    }
+    if (b.default !== undefined || h.default !== undefined) {
+      if (JSON.stringify(b.default) !== JSON.stringify(h.default)) {
+        const check = b.default === undefined ? 'default-value-added' : h.default === undefined ? 'default-value-removed' : 'default-value-changed';
+        add(check, 'info', `default ${b.default === undefined ? 'added' : h.default === undefined ? 'removed' : 'changed'} ${show(b.default ?? null)} → ${show(h.default ?? null)}`, 'default');
+      }
     }
 
-    // Objects.
+    // Objects. A readOnly property is the server's to write: no obligation in a request; writeOnly likewise in a response.
     const bProps = (isObject(b.properties) ? b.properties : {}) as Json;
     const hProps = (isObject(h.properties) ? h.properties : {}) as Json;
     const bRequired = new Set((b.required as string[] | undefined) ?? []);
     const hRequired = new Set((h.required as string[] | undefined) ?? []);
     const hClosed = h.additionalProperties === false || h.unevaluatedProperties === false;
+    const notHere = (doc: Doc, s: unknown) => {
+      const property = resolve(doc, s) ?? {};
+      return request ? property.readOnly === true : property.writeOnly === true;
+    };
+    const propertyPointer = (name: string) => `${pointer}/properties/${escapePointer(name)}`;
+    const addAt = (check: string, severity: Severity, message: string, name: string) =>
+      out.push({ id: `${direction}-${check}`, severity, where: at, message, pointer: propertyPointer(name) });
     for (const name of Object.keys(bProps)) {
-      if (name in hProps) continue;
-      if (request) add(hClosed ? 'breaking' : 'warning', `property \`${name}\` removed${hClosed ? ': the body is closed, so a client still sending it is refused' : ''}`);
-      else add('breaking', `response property \`${name}\` removed`);
+      if (name in hProps || notHere(this.base, bProps[name])) continue;
+      if (request) addAt('property-removed', hClosed ? 'breaking' : 'warning', `property \`${name}\` removed${hClosed ? ': the body is closed, so a client still sending it is refused' : ''}`, name);
+      else addAt(bRequired.has(name) ? 'required-property-removed' : 'optional-property-removed', 'breaking', `response property \`${name}\` removed`, name);
     }
     for (const name of Object.keys(hProps)) {
       if (name in bProps) continue;
-      if (request) add(hRequired.has(name) ? 'breaking' : 'info', hRequired.has(name) ? `new required property \`${name}\`` : `new optional property \`${name}\``);
-      else add('info', `new response property \`${name}\``);
+      const obliged = request && hRequired.has(name) && !notHere(this.head, hProps[name]);
+      if (request) addAt(obliged ? 'new-required-property' : 'new-optional-property', obliged ? 'breaking' : 'info', obliged ? `new required property \`${name}\`` : `new optional property \`${name}\``, name);
+      else addAt('property-added', 'info', `new response property \`${name}\``, name);
     }
     for (const name of Object.keys(bProps)) {
       if (!(name in hProps)) continue;
-      if (!bRequired.has(name) && hRequired.has(name)) add(request ? 'breaking' : 'info', `property \`${name}\` is now required`);
-      if (bRequired.has(name) && !hRequired.has(name)) add(request ? 'info' : 'breaking', request ? `property \`${name}\` is now optional` : `property \`${name}\` is no longer always present`);
-      this.schema(bProps[name], hProps[name], direction, `${where}.${name}`, out, uses);
+      const exempt = notHere(this.head, hProps[name]);
+      if (!bRequired.has(name) && hRequired.has(name)) addAt('property-became-required', request && !exempt ? 'breaking' : 'info', `property \`${name}\` is now required`, name);
+      if (bRequired.has(name) && !hRequired.has(name)) addAt('property-became-optional', request || exempt ? 'info' : 'breaking', request ? `property \`${name}\` is now optional` : `property \`${name}\` is no longer always present`, name);
+      if (!exempt) this.schema(bProps[name], hProps[name], direction, `${where}.${name}`, out, uses, propertyPointer(name));
     }
     const bOpen = b.additionalProperties === undefined || b.additionalProperties === true;
     const hOpen = h.additionalProperties === undefined || h.additionalProperties === true;
     const objectish = (s: Json) => s.type === 'object' || isObject(s.properties);
     if (objectish(b) || objectish(h)) {
-      if (bOpen && h.additionalProperties === false) add(request ? 'breaking' : 'info', 'additionalProperties closed: unknown properties are now refused');
-      if (b.additionalProperties === false && hOpen) add(request ? 'info' : 'warning', 'additionalProperties opened: other properties may appear');
+      if (bOpen && h.additionalProperties === false) add('additional-properties-closed', request ? 'breaking' : 'info', 'additionalProperties closed: unknown properties are now refused', 'additionalProperties');
+      if (b.additionalProperties === false && hOpen) add('additional-properties-opened', request ? 'info' : 'warning', 'additionalProperties opened: other properties may appear', 'additionalProperties');
     }
     if (isObject(b.additionalProperties) && isObject(h.additionalProperties)) {
-      this.schema(b.additionalProperties, h.additionalProperties, direction, `${where}.*`, out, uses);
+      this.schema(b.additionalProperties, h.additionalProperties, direction, `${where}.*`, out, uses, `${pointer}/additionalProperties`);
+    }
+    // dependentRequired: a property newly required when another is present.
+    const bDependent = (isObject(b.dependentRequired) ? b.dependentRequired : {}) as Record<string, string[]>;
+    const hDependent = (isObject(h.dependentRequired) ? h.dependentRequired : {}) as Record<string, string[]>;
+    for (const trigger of new Set([...Object.keys(bDependent), ...Object.keys(hDependent)])) {
+      const before = bDependent[trigger] ?? [];
+      const after = hDependent[trigger] ?? [];
+      const added = after.filter((n) => !before.includes(n));
+      const removed = before.filter((n) => !after.includes(n));
+      if (added.length) add('dependent-required-added', judged(true), `with \`${trigger}\`, now also requires ${list(added)}`, 'dependentRequired');
+      if (removed.length) add('dependent-required-removed', judged(false), `with \`${trigger}\`, no longer requires ${list(removed)}`, 'dependentRequired');
     }
 
-    // Arrays.
-    if (b.items !== undefined && h.items !== undefined) this.schema(b.items, h.items, direction, `${where}[]`, out, uses);
+    // Subschemas of JSON Schema 2020-12 (and items, not): compared in place; one added narrows, one removed widens.
+    const single = ['items', 'contains', 'propertyNames', 'if', 'then', 'else', 'not', 'contentSchema', 'unevaluatedItems', 'unevaluatedProperties'] as const;
+    for (const keyword of single) {
+      const before = b[keyword];
+      const after = h[keyword];
+      if (before === undefined && after === undefined) continue;
+      const name = keyword.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+      const label = keyword === 'items' ? `${where}[]` : `${where}<${keyword}>`;
+      if (before !== undefined && after !== undefined) {
+        if (keyword === 'if' || keyword === 'not') {
+          // Changing a condition or a negation cannot be judged by parts: any change may narrow.
+          if (JSON.stringify(before) !== JSON.stringify(after)) add(`${name}-changed`, 'breaking', `\`${keyword}\` changed`, keyword);
+        } else this.schema(before, after, direction, label, out, uses, `${pointer}/${keyword}`);
+      } else if (after !== undefined) {
+        if (after === true || (isObject(after) && Object.keys(after).length === 0)) continue;
+        add(`${name}-added`, request ? 'breaking' : 'info', `\`${keyword}\` added`, keyword);
+      } else {
+        if (before === true || (isObject(before) && Object.keys(before).length === 0)) continue;
+        add(`${name}-removed`, request ? 'info' : 'breaking', `\`${keyword}\` removed`);
+      }
+    }
+    for (const keyword of ['patternProperties', 'dependentSchemas'] as const) {
+      const before = (isObject(b[keyword]) ? b[keyword] : {}) as Json;
+      const after = (isObject(h[keyword]) ? h[keyword] : {}) as Json;
+      const name = keyword.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+      for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) {
+        if (k in before && k in after) this.schema(before[k], after[k], direction, `${where}<${keyword} ${k}>`, out, uses, `${pointer}/${keyword}/${escapePointer(k)}`);
+        else if (k in after) add(`${name}-added`, request ? 'breaking' : 'info', `${keyword} \`${k}\` added`, keyword);
+        else add(`${name}-removed`, request ? 'info' : 'breaking', `${keyword} \`${k}\` removed`);
+      }
+    }
+    if (Array.isArray(b.prefixItems) || Array.isArray(h.prefixItems)) {
+      const before = (b.prefixItems as unknown[] | undefined) ?? [];
+      const after = (h.prefixItems as unknown[] | undefined) ?? [];
+      for (let i = 0; i < Math.min(before.length, after.length); i++) this.schema(before[i], after[i], direction, `${where}[${i}]`, out, uses, `${pointer}/prefixItems/${i}`);
+      if (after.length > before.length) add('prefix-items-added', request ? 'breaking' : 'info', `prefixItems gained ${after.length - before.length} position${after.length - before.length > 1 ? 's' : ''}`, 'prefixItems');
+      if (after.length < before.length) add('prefix-items-removed', request ? 'info' : 'breaking', `prefixItems lost ${before.length - after.length} position${before.length - after.length > 1 ? 's' : ''}`, 'prefixItems');
+    }
 
     // Alternatives that are not enumerations: match branches by component name, title, or const-valued properties.
     for (const keyword of ['oneOf', 'anyOf'] as const) {
       const bAlt = b[keyword];
       const hAlt = h[keyword];
-      if (!Array.isArray(bAlt) || !Array.isArray(hAlt) || enumeration(b) || enumeration(h)) continue;
+      if (enumeration(b) || enumeration(h)) continue;
+      const name = keyword === 'oneOf' ? 'one-of' : 'any-of';
+      if (!Array.isArray(bAlt) && Array.isArray(hAlt)) {
+        // Wrapping a schema in alternatives: a request must now match them (exactly one, for oneOf); a response may be any of them.
+        add(`${name}-added`, 'breaking', `now ${keyword} ${hAlt.length} alternatives${request ? ': a body valid before may match none, or more than one' : ': clients must handle each'}`, keyword);
+        continue;
+      }
+      if (!Array.isArray(bAlt) || !Array.isArray(hAlt)) continue;
       const bKeys = bAlt.map((s, i) => this.branchKey(this.base, s, i));
       const hKeys = hAlt.map((s, i) => this.branchKey(this.head, s, i));
       bAlt.forEach((branch, i) => {
         const j = hKeys.indexOf(bKeys[i]!);
-        if (j < 0) add(request ? 'breaking' : 'info', `${keyword} variant ${bKeys[i]} removed`);
-        else this.schema(branch, hAlt[j], direction, `${where}<${bKeys[i]}>`, out, uses);
+        if (j < 0) add(`${name}-variant-removed`, request ? 'breaking' : 'info', `${keyword} variant ${bKeys[i]} removed`, keyword);
+        else this.schema(branch, hAlt[j], direction, `${where}<${bKeys[i]}>`, out, uses, `${pointer}/${keyword}/${j}`);
       });
       hAlt.forEach((_branch, j) => {
-        if (!bKeys.includes(hKeys[j]!)) add(request ? 'info' : 'warning', `${keyword} variant ${hKeys[j]} added${request ? '' : ': clients must handle it'}`);
+        if (!bKeys.includes(hKeys[j]!)) out.push({ id: `${direction}-${name}-variant-added`, severity: request ? 'info' : 'breaking', where: at, message: `${keyword} variant ${hKeys[j]} added${request ? '' : ': clients must handle it'}`, pointer: `${pointer}/${keyword}/${j}` });
       });
     }
     if (Array.isArray(b.allOf) && Array.isArray(h.allOf)) {
       const n = Math.min(b.allOf.length, h.allOf.length);
-      for (let i = 0; i < n; i++) this.schema(b.allOf[i], h.allOf[i], direction, `${where}<allOf ${i}>`, out, uses);
-      if (h.allOf.length > b.allOf.length) add(request ? 'breaking' : 'info', 'allOf gained a constraint');
-      if (h.allOf.length < b.allOf.length) add(request ? 'info' : 'warning', 'allOf lost a constraint');
+      for (let i = 0; i < n; i++) this.schema(b.allOf[i], h.allOf[i], direction, `${where}<allOf ${i}>`, out, uses, `${pointer}/allOf/${i}`);
+      if (h.allOf.length > b.allOf.length) add('all-of-added', request ? 'breaking' : 'info', 'allOf gained a constraint', 'allOf');
+      if (h.allOf.length < b.allOf.length) add('all-of-removed', request ? 'info' : 'breaking', 'allOf lost a constraint', 'allOf');
     }
   }
 
@@ -391,40 +508,40 @@ function errorCodesOf(doc: Doc, response: Json): Set<string> {
 }
 
 function compareOperation(cmp: Comparison, b: LocatedOperation, h: LocatedOperation, out: Change[], uses: Set<string>): void {
-  const add = (severity: Severity, where: string, message: string) => out.push({ severity, where, message });
+  const add = (id: string, severity: Severity, where: string, message: string, pointer = h.pointer) => out.push({ id, severity, where, message, pointer });
 
-  if (b.ref.method !== h.ref.method || b.ref.path !== h.ref.path) {
-    add('breaking', 'operation', `moved from \`${b.ref.method} ${b.ref.path}\` to \`${h.ref.method} ${h.ref.path}\``);
+  if (b.ref.method !== h.ref.method || templateOf(b.ref.path) !== templateOf(h.ref.path)) {
+    add('api-moved', 'breaking', 'operation', `moved from \`${b.ref.method} ${b.ref.path}\` to \`${h.ref.method} ${h.ref.path}\``);
   }
-  if (b.operation.summary !== h.operation.summary) add('info', 'summary', `summary changed to “${String(h.operation.summary ?? '')}”`);
-  if (b.operation.description !== h.operation.description) add('info', 'description', 'description changed');
-  if (b.operation.deprecated !== true && h.operation.deprecated === true) add('warning', 'operation', 'deprecated');
+  if (b.operation.summary !== h.operation.summary) add('api-summary-changed', 'info', 'summary', `summary changed to “${String(h.operation.summary ?? '')}”`);
+  if (b.operation.description !== h.operation.description) add('api-description-changed', 'info', 'description', 'description changed');
+  if (b.operation.deprecated !== true && h.operation.deprecated === true) add('endpoint-deprecated', 'warning', 'operation', 'deprecated');
 
   // Security: every credential the operation accepted must still be accepted, with no new scope.
   const bSec = securityOf(b.operation, cmp.base);
   const hSec = securityOf(h.operation, cmp.head);
   const bOpen = !bSec || bSec.length === 0 || bSec.some((r) => r.size === 0);
   const hOpen = !hSec || hSec.length === 0 || hSec.some((r) => r.size === 0);
-  if (bOpen && !hOpen) add('breaking', 'security', 'now needs a credential');
-  else if (!bOpen && hOpen) add('info', 'security', 'no longer needs a credential');
+  if (bOpen && !hOpen) add('api-security-added', 'breaking', 'security', 'now needs a credential');
+  else if (!bOpen && hOpen) add('api-security-removed', 'info', 'security', 'no longer needs a credential');
   else if (!bOpen && !hOpen) {
     for (const requirement of bSec!) {
       const schemes = [...requirement.keys()];
       const match = hSec!.find((r) => schemes.every((s) => r.has(s)));
       if (!match) {
-        add('breaking', 'security', `no longer accepts ${schemes.map((s) => `\`${s}\``).join(' + ')} credentials`);
+        add('api-security-scheme-removed', 'breaking', 'security', `no longer accepts ${schemes.map((s) => `\`${s}\``).join(' + ')} credentials`);
         continue;
       }
       for (const scheme of schemes) {
         const newScopes = [...match.get(scheme)!].filter((s) => !requirement.get(scheme)!.has(s));
-        if (newScopes.length) add('breaking', 'security', `\`${scheme}\` now needs scope ${list(newScopes)}`);
+        if (newScopes.length) add('api-security-scope-added', 'breaking', 'security', `\`${scheme}\` now needs scope ${list(newScopes)}`);
         const dropped = [...requirement.get(scheme)!].filter((s) => !match.get(scheme)!.has(s));
-        if (dropped.length) add('info', 'security', `\`${scheme}\` no longer needs scope ${list(dropped)}`);
+        if (dropped.length) add('api-security-scope-removed', 'info', 'security', `\`${scheme}\` no longer needs scope ${list(dropped)}`);
       }
     }
     for (const requirement of hSec!) {
       if (!bSec!.some((r) => [...requirement.keys()].every((s) => r.has(s)))) {
-        add('info', 'security', `also accepts ${[...requirement.keys()].map((s) => `\`${s}\``).join(' + ')} credentials`);
+        add('api-security-scheme-added', 'info', 'security', `also accepts ${[...requirement.keys()].map((s) => `\`${s}\``).join(' + ')} credentials`);
       }
     }
   }
@@ -438,16 +555,16 @@ function compareOperation(cmp: Comparison, b: LocatedOperation, h: LocatedOperat
     const before = b.operation[extension];
     const after = h.operation[extension];
     if (before === after) continue;
-    if (after !== undefined && before === undefined) add('breaking', extension, `now ${meaning} (\`${extension}: ${String(after)}\`)`);
-    else if (after === undefined) add('info', extension, `no longer ${meaning}`);
-    else add('warning', extension, `changed ${show(before)} → ${show(after)}`);
+    if (after !== undefined && before === undefined) add(`api-${extension}-added`, 'breaking', extension, `now ${meaning} (\`${extension}: ${String(after)}\`)`);
+    else if (after === undefined) add(`api-${extension}-removed`, 'info', extension, `no longer ${meaning}`);
+    else add(`api-${extension}-changed`, 'warning', extension, `changed ${show(before)} → ${show(after)}`);
   }
   for (const extension of ['x-dpop-htm', 'x-credential-refusal', 'x-read-only', 'x-automatic-retry']) {
     const before = b.operation[extension];
     const after = h.operation[extension];
     if (JSON.stringify(before) === JSON.stringify(after)) continue;
     const severity: Severity = extension === 'x-dpop-htm' && before !== undefined ? 'breaking' : extension === 'x-read-only' && before === true ? 'warning' : extension === 'x-credential-refusal' ? 'warning' : 'info';
-    add(severity, extension, `changed ${before === undefined ? '(none)' : show(before)} → ${after === undefined ? '(none)' : show(after)}`);
+    add(`api-${extension}-changed`, severity, extension, `changed ${before === undefined ? '(none)' : show(before)} → ${after === undefined ? '(none)' : show(after)}`);
   }
 
   // Parameters (request direction).
@@ -458,38 +575,45 @@ function compareOperation(cmp: Comparison, b: LocatedOperation, h: LocatedOperat
     const where = `${String(p.in)} parameter \`${String(p.name)}\``;
     const now = hParams.get(key);
     if (!now) {
-      add(p.in === 'query' ? 'breaking' : 'warning', where, p.in === 'query' ? 'removed: a client still sending it is refused' : 'removed');
+      add(`request-parameter-removed`, p.in === 'query' ? 'breaking' : 'warning', where, p.in === 'query' ? 'removed: a client still sending it is refused' : 'removed');
       continue;
     }
-    if (p.required !== true && now.required === true) add('breaking', where, 'is now required');
-    if (p.required === true && now.required !== true) add('info', where, 'is now optional');
-    if (p['x-missing-code'] !== now['x-missing-code']) add('warning', where, `missing-code changed ${show(p['x-missing-code'] ?? null)} → ${show(now['x-missing-code'] ?? null)}`);
-    cmp.schema(p.schema, now.schema, 'request', where, out, uses);
+    if (p.required !== true && now.required === true) add('request-parameter-became-required', 'breaking', where, 'is now required');
+    if (p.required === true && now.required !== true) add('request-parameter-became-optional', 'info', where, 'is now optional');
+    if (p['x-missing-code'] !== now['x-missing-code']) add('request-parameter-x-missing-code-changed', 'warning', where, `missing-code changed ${show(p['x-missing-code'] ?? null)} → ${show(now['x-missing-code'] ?? null)}`);
+    const bDefault = resolve(cmp.base, p.schema)?.default;
+    const hDefault = resolve(cmp.head, now.schema)?.default;
+    if (JSON.stringify(bDefault) !== JSON.stringify(hDefault)) {
+      // The server fills an omitted parameter with its default: a client that omits it now gets other behaviour.
+      const check = bDefault === undefined ? 'added' : hDefault === undefined ? 'removed' : 'changed';
+      add(`request-parameter-default-value-${check}`, 'breaking', where, `default ${check}: ${show(bDefault ?? null)} → ${show(hDefault ?? null)} (clients that omit it get other behaviour)`, `${h.pointer}/parameters`);
+    }
+    cmp.schema(p.schema, now.schema, 'request', where, out, uses, `${h.pointer}/parameters`);
   }
   for (const [key, p] of hParams) {
     if (bParams.has(key) || p.in === 'path') continue;
     const where = `${String(p.in)} parameter \`${String(p.name)}\``;
-    add(p.required === true ? 'breaking' : 'info', where, p.required === true ? 'new required parameter' : 'new optional parameter');
+    add(p.required === true ? 'new-required-request-parameter' : 'new-optional-request-parameter', p.required === true ? 'breaking' : 'info', where, p.required === true ? 'new required parameter' : 'new optional parameter');
   }
   for (const [key, p] of hParams) {
     if (p.in !== 'path' || !bParams.has(key)) continue;
-    cmp.schema(bParams.get(key)!.schema, p.schema, 'request', `path parameter \`${String(p.name)}\``, out, uses);
+    cmp.schema(bParams.get(key)!.schema, p.schema, 'request', `path parameter \`${String(p.name)}\``, out, uses, `${h.pointer}/parameters`);
   }
 
   // Request body.
   const bBody = resolve(cmp.base, b.operation.requestBody);
   const hBody = resolve(cmp.head, h.operation.requestBody);
-  if (!bBody && hBody) add(hBody.required === true ? 'breaking' : 'info', 'request body', hBody.required === true ? 'now required' : 'optional body added');
-  else if (bBody && !hBody) add('breaking', 'request body', 'removed: a client still sending one is refused');
+  if (!bBody && hBody) add(hBody.required === true ? 'request-body-added-required' : 'request-body-added-optional', hBody.required === true ? 'breaking' : 'info', 'request body', hBody.required === true ? 'now required' : 'optional body added');
+  else if (bBody && !hBody) add('request-body-removed', 'breaking', 'request body', 'removed: a client still sending one is refused');
   else if (bBody && hBody) {
-    if (bBody.required !== true && hBody.required === true) add('breaking', 'request body', 'is now required');
+    if (bBody.required !== true && hBody.required === true) add('request-body-became-required', 'breaking', 'request body', 'is now required');
     const bContent = (bBody.content ?? {}) as Json;
     const hContent = (hBody.content ?? {}) as Json;
     for (const type of Object.keys(bContent)) {
-      if (!(type in hContent)) add('breaking', 'request body', `media type \`${type}\` no longer accepted`);
-      else cmp.schema((bContent[type] as Json).schema, (hContent[type] as Json).schema, 'request', `request body${Object.keys(hContent).length > 1 ? ` (${type})` : ''}`, out, uses);
+      if (!(type in hContent)) add('request-body-media-type-removed', 'breaking', 'request body', `media type \`${type}\` no longer accepted`);
+      else cmp.schema((bContent[type] as Json).schema, (hContent[type] as Json).schema, 'request', `request body${Object.keys(hContent).length > 1 ? ` (${type})` : ''}`, out, uses, `${h.pointer}/requestBody/content/${escapePointer(type)}/schema`);
     }
-    for (const type of Object.keys(hContent)) if (!(type in bContent)) add('info', 'request body', `media type \`${type}\` also accepted`);
+    for (const type of Object.keys(hContent)) if (!(type in bContent)) add('request-body-media-type-added', 'info', 'request body', `media type \`${type}\` also accepted`);
   }
 
   // Responses (response direction).
@@ -498,12 +622,12 @@ function compareOperation(cmp: Comparison, b: LocatedOperation, h: LocatedOperat
   const success = (status: string) => status.startsWith('2') || status.startsWith('3');
   for (const status of Object.keys(bResponses)) {
     if (status in hResponses) continue;
-    if (success(status)) add('breaking', `response ${status}`, 'removed: clients expecting it break');
-    else add('info', `response ${status}`, 'no longer returned');
+    if (success(status)) add('response-success-status-removed', 'breaking', `response ${status}`, 'removed: clients expecting it break');
+    else add('response-non-success-status-removed', 'info', `response ${status}`, 'no longer returned');
   }
   for (const status of Object.keys(hResponses)) {
     if (status in bResponses) continue;
-    add('warning', `response ${status}`, success(status) ? 'new success status: clients must handle it' : 'new error status: clients may now see it');
+    add(success(status) ? 'response-success-status-added' : 'response-non-success-status-added', 'warning', `response ${status}`, success(status) ? 'new success status: clients must handle it' : 'new error status: clients may now see it');
   }
   for (const status of Object.keys(bResponses)) {
     if (!(status in hResponses)) continue;
@@ -512,10 +636,10 @@ function compareOperation(cmp: Comparison, b: LocatedOperation, h: LocatedOperat
     const bContent = (bResponse.content ?? {}) as Json;
     const hContent = (hResponse.content ?? {}) as Json;
     for (const type of Object.keys(bContent)) {
-      if (!(type in hContent)) add('breaking', `response ${status}`, `media type \`${type}\` no longer returned`);
-      else cmp.schema((bContent[type] as Json).schema, (hContent[type] as Json).schema, 'response', `response ${status} body`, out, uses);
+      if (!(type in hContent)) add('response-media-type-removed', 'breaking', `response ${status}`, `media type \`${type}\` no longer returned`);
+      else cmp.schema((bContent[type] as Json).schema, (hContent[type] as Json).schema, 'response', `response ${status} body`, out, uses, `${h.pointer}/responses/${status}/content/${escapePointer(type)}/schema`);
     }
-    for (const type of Object.keys(hContent)) if (!(type in bContent)) add('warning', `response ${status}`, `may now return media type \`${type}\``);
+    for (const type of Object.keys(hContent)) if (!(type in bContent)) add('response-media-type-added', 'warning', `response ${status}`, `may now return media type \`${type}\``);
     const bHeaders = (bResponse.headers ?? {}) as Json;
     const hHeaders = (hResponse.headers ?? {}) as Json;
     const lower = (headers: Json) => new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), { name: k, header: v }]));
@@ -525,22 +649,25 @@ function compareOperation(cmp: Comparison, b: LocatedOperation, h: LocatedOperat
       const now = hh.get(key);
       const where = `response ${status} header \`${name}\``;
       if (!now) {
-        add('breaking', where, 'removed');
+        add('response-header-removed', 'breaking', where, 'removed');
         continue;
       }
       const before = resolve(cmp.base, header) ?? {};
       const after = resolve(cmp.head, now.header) ?? {};
-      if (before.required === true && after.required !== true) add('breaking', where, 'no longer always sent');
-      cmp.schema(before.schema, after.schema, 'response', where, out, uses);
+      if (before.required === true && after.required !== true) add('response-header-became-optional', 'breaking', where, 'no longer always sent');
+      // A response header is a string on the wire whatever its schema says: a retyped or widened one is a warning, not a break.
+      const headerChanges: Change[] = [];
+      cmp.schema(before.schema, after.schema, 'response', where, headerChanges, uses, `${h.pointer}/responses/${status}/headers/${escapePointer(name)}`);
+      for (const change of headerChanges) out.push({ ...change, id: change.id.replace(/^response-/, 'response-header-'), severity: change.severity === 'breaking' ? 'warning' : change.severity });
     }
-    for (const [key, { name }] of hh) if (!bh.has(key)) add('info', `response ${status} header \`${name}\``, 'added');
+    for (const [key, { name }] of hh) if (!bh.has(key)) add('response-header-added', 'info', `response ${status} header \`${name}\``, 'added');
     if (!success(status)) {
       const bCodes = errorCodesOf(cmp.base, bResponse);
       const hCodes = errorCodesOf(cmp.head, hResponse);
       const added = [...hCodes].filter((c) => !bCodes.has(c));
       const removed = [...bCodes].filter((c) => !hCodes.has(c));
-      if (added.length) add('warning', `response ${status}`, `may now return error code${added.length > 1 ? 's' : ''} ${list(added)}`);
-      if (removed.length) add('info', `response ${status}`, `no longer lists error code${removed.length > 1 ? 's' : ''} ${list(removed)}`);
+      if (added.length) add('response-error-code-added', 'warning', `response ${status}`, `may now return error code${added.length > 1 ? 's' : ''} ${list(added)}`);
+      if (removed.length) add('response-error-code-removed', 'info', `response ${status}`, `no longer lists error code${removed.length > 1 ? 's' : ''} ${list(removed)}`);
     }
   }
 }
@@ -562,35 +689,35 @@ function catalogOf(doc: Doc): Map<string, CatalogEntry> | undefined {
 }
 
 function compareDocument(base: Doc, head: Doc, out: Change[]): void {
-  const add = (severity: Severity, where: string, message: string) => out.push({ severity, where, message });
+  const add = (id: string, severity: Severity, where: string, message: string, pointer = '') => out.push({ id, severity, where, message, pointer });
   const bInfo = (base.info ?? {}) as Json;
   const hInfo = (head.info ?? {}) as Json;
-  if (bInfo.version !== hInfo.version) add('info', 'info.version', `${show(bInfo.version)} → ${show(hInfo.version)}`);
-  if (JSON.stringify(base.servers) !== JSON.stringify(head.servers)) add('info', 'servers', 'changed');
+  if (bInfo.version !== hInfo.version) add('api-version-changed', 'info', 'info.version', `${show(bInfo.version)} → ${show(hInfo.version)}`);
+  if (JSON.stringify(base.servers) !== JSON.stringify(head.servers)) add('api-servers-changed', 'info', 'servers', 'changed');
 
   const bSchemes = (base.components?.securitySchemes ?? {}) as Json;
   const hSchemes = (head.components?.securitySchemes ?? {}) as Json;
   for (const [name, scheme] of Object.entries(bSchemes)) {
     const now = hSchemes[name];
     if (!now) {
-      add('breaking', `security scheme \`${name}\``, 'removed');
+      add('api-security-component-removed', 'breaking', `security scheme \`${name}\``, 'removed');
       continue;
     }
     const before = resolve(base, scheme) ?? {};
     const after = resolve(head, now) ?? {};
     for (const field of ['type', 'scheme', 'in', 'name', 'bearerFormat', 'x-credential-kind']) {
-      if (before[field] !== after[field]) add('breaking', `security scheme \`${name}\``, `${field} changed ${show(before[field] ?? null)} → ${show(after[field] ?? null)}`);
+      if (before[field] !== after[field]) add('api-security-component-changed', 'breaking', `security scheme \`${name}\``, `${field} changed ${show(before[field] ?? null)} → ${show(after[field] ?? null)}`);
     }
   }
-  for (const name of Object.keys(hSchemes)) if (!(name in bSchemes)) add('info', `security scheme \`${name}\``, 'added');
+  for (const name of Object.keys(hSchemes)) if (!(name in bSchemes)) add('api-security-component-added', 'info', `security scheme \`${name}\``, 'added');
 
   const bCatalog = catalogOf(base);
   const hCatalog = catalogOf(head);
   if (bCatalog && hCatalog) {
     const added = [...hCatalog.keys()].filter((c) => !bCatalog.has(c));
     const removed = [...bCatalog.keys()].filter((c) => !hCatalog.has(c));
-    if (added.length) add('info', 'error catalog', `code${added.length > 1 ? 's' : ''} added: ${list(added)}`);
-    if (removed.length) add('info', 'error catalog', `code${removed.length > 1 ? 's' : ''} no longer emitted: ${list(removed)}`);
+    if (added.length) add('api-error-code-added', 'info', 'error catalog', `code${added.length > 1 ? 's' : ''} added: ${list(added)}`);
+    if (removed.length) add('api-error-code-removed', 'info', 'error catalog', `code${removed.length > 1 ? 's' : ''} no longer emitted: ${list(removed)}`);
     for (const [code, before] of bCatalog) {
       const after = hCatalog.get(code);
       if (!after) continue;
@@ -598,21 +725,66 @@ function compareDocument(base: Doc, head: Doc, out: Change[]): void {
         if (JSON.stringify(before[fact]) === JSON.stringify(after[fact])) continue;
         // A client matches (status, code) and reads the listed fields: changing them breaks it.
         const severity: Severity = fact === 'x-status' || fact === 'x-type' ? 'breaking' : fact === 'x-fields' || fact === 'x-retry-after' ? 'warning' : 'info';
-        add(severity, `error code \`${code}\``, `${fact.slice(2)} changed ${show(before[fact] ?? null)} → ${show(after[fact] ?? null)}`);
+        add('api-error-code-changed', severity, `error code \`${code}\``, `${fact.slice(2)} changed ${show(before[fact] ?? null)} → ${show(after[fact] ?? null)}`);
       }
     }
   }
 }
 
-export function compareSpecs(baseDocument: object, headDocument: object): Review {
+export interface CompareOptions {
+  /**
+   * Re-levels checks by id (`{ 'response-max-length-increased': 'warning' }`). Our one default that differs from
+   * oasdiff on purpose: `api-operation-id-renamed` is breaking, because an operationId names SDK methods, CLI
+   * commands and MCP tools; set it to `info` for an API whose clients do not see operation ids.
+   */
+  levels?: Record<string, Severity>;
+}
+
+export function compareSpecs(baseDocument: object, headDocument: object, options: CompareOptions = {}): Review {
+  const review = compareUnleveled(baseDocument, headDocument);
+  return options.levels && Object.keys(options.levels).length > 0 ? relevel(review, options.levels) : review;
+}
+
+/** Applies level overrides and rebuilds the derived severities and the breaking list. */
+function relevel(review: Review, levels: Record<string, Severity>): Review {
+  const fix = (changes: Change[]) => changes.map((c) => (levels[c.id] ? { ...c, severity: levels[c.id]! } : c));
+  const sharedSchemas = review.sharedSchemas.map((s) => ({ ...s, changes: fix(s.changes) }));
+  const sharedByKey = new Map(sharedSchemas.map((s) => [`${s.direction}:${s.schema}`, s]));
+  const changed = review.changed.map((o) => {
+    const changes = fix(o.changes);
+    const shared = o.sharedSchemas.map((s) => ({ ...s, severity: worst(sharedByKey.get(`${s.direction}:${s.schema}`)!.changes.map((c) => c.severity)) }));
+    return { ...o, changes, sharedSchemas: shared, severity: worst([...changes.map((c) => c.severity), ...shared.map((s) => s.severity)]) };
+  });
+  const document = fix(review.document);
+  const breaking = review.breaking
+    .map((b) => (levels[b.id] ? { ...b, severity: levels[b.id]! } : { ...b, severity: 'breaking' as Severity }))
+    .filter((b) => b.severity === 'breaking')
+    .map(({ severity: _severity, ...b }) => b);
+  // Changes re-levelled up to breaking join the list.
+  const raised = (changes: Change[], operations: string[], where: (c: Change) => string) =>
+    changes.filter((c) => c.severity === 'breaking' && levels[c.id] === 'breaking').map((c) => ({ id: c.id, operations, where: where(c), message: c.message, pointer: c.pointer }));
+  const promoted = [
+    ...changed.flatMap((o) => raised(o.changes, [o.operation.operationId], (c) => c.where)),
+    ...sharedSchemas.flatMap((s) => raised(s.changes, s.operations, (c) => sharedWhere(s, c))),
+    ...raised(document, [], (c) => c.where),
+  ].filter((p) => !breaking.some((b) => b.id === p.id && b.where === p.where && b.message === p.message));
+  return { ...review, changed, sharedSchemas, document, breaking: [...breaking, ...promoted] };
+}
+
+function sharedWhere(s: SharedSchemaChange, c: Change): string {
+  return `schema \`${s.schema}\` (${s.direction})${c.where === '(the schema)' ? '' : ` ${c.where}`}`;
+}
+
+function compareUnleveled(baseDocument: object, headDocument: object): Review {
   const base = baseDocument as Doc;
   const head = headDocument as Doc;
   const cmp = new Comparison(base, head);
   const bOps = operationsOf(base);
   const hOps = operationsOf(head);
 
-  const added = [...hOps.values()].filter((o) => !bOps.has(o.ref.operationId)).map((o) => o.ref);
-  const removed = [...bOps.values()].filter((o) => !hOps.has(o.ref.operationId)).map((o) => o.ref);
+  const added = [...hOps.entries()].filter(([key]) => !bOps.has(key)).map(([, o]) => o.ref);
+  const removed = [...bOps.entries()].filter(([key]) => !hOps.has(key)).map(([, o]) => o.ref);
+  const pointerOf = new Map([...bOps.values(), ...hOps.values()].map((o) => [`${o.ref.method} ${o.ref.path}`, o.pointer]));
   const perOperation: { ref: OperationRef; changes: Change[]; uses: Set<string> }[] = [];
   for (const [id, h] of hOps) {
     const b = bOps.get(id);
@@ -647,14 +819,25 @@ export function compareSpecs(baseDocument: object, headDocument: object): Review
 
   const document: Change[] = [];
   compareDocument(base, head, document);
+  // Webhooks (OpenAPI 3.1): the API calls the client; one removed is a callback a client relies on gone.
+  const bHooks = (isObject(base.webhooks) ? base.webhooks : {}) as Json;
+  const hHooks = (isObject(head.webhooks) ? head.webhooks : {}) as Json;
+  for (const name of Object.keys(bHooks)) {
+    if (!(name in hHooks)) document.push({ id: 'webhook-removed', severity: 'breaking', where: `webhook \`${name}\``, message: 'removed', pointer: `/webhooks/${escapePointer(name)}` });
+  }
+  for (const name of Object.keys(hHooks)) {
+    if (!(name in bHooks)) document.push({ id: 'webhook-added', severity: 'info', where: `webhook \`${name}\``, message: 'added', pointer: `/webhooks/${escapePointer(name)}` });
+  }
 
   const renamedFrom = new Map<string, OperationRef>();
   for (const r of removed) {
-    const same = added.find((a) => a.method === r.method && a.path === r.path);
+    const same = added.find((a) => a.method === r.method && templateOf(a.path) === templateOf(r.path));
     if (same) renamedFrom.set(r.operationId, same);
   }
   const breaking: Review['breaking'] = [
     ...removed.map((r) => ({
+      id: renamedFrom.has(r.operationId) ? 'api-operation-id-renamed' : 'api-removed',
+      pointer: renamedFrom.has(r.operationId) ? pointerOf.get(`${renamedFrom.get(r.operationId)!.method} ${renamedFrom.get(r.operationId)!.path}`) ?? '' : pointerOf.get(`${r.method} ${r.path}`) ?? '',
       operations: [r.operationId],
       where: `\`${r.method} ${r.path}\``,
       message: renamedFrom.has(r.operationId)
@@ -662,14 +845,14 @@ export function compareSpecs(baseDocument: object, headDocument: object): Review
         : 'operation removed',
     })),
     ...changed.flatMap((o) =>
-      o.changes.filter((c) => c.severity === 'breaking').map((c) => ({ operations: [o.operation.operationId], where: c.where, message: c.message })),
+      o.changes.filter((c) => c.severity === 'breaking').map((c) => ({ id: c.id, operations: [o.operation.operationId], where: c.where, message: c.message, pointer: c.pointer })),
     ),
     ...sharedSchemas.flatMap((s) =>
       s.changes
         .filter((c) => c.severity === 'breaking')
-        .map((c) => ({ operations: s.operations, where: `schema \`${s.schema}\` (${s.direction})${c.where === '(the schema)' ? '' : ` ${c.where}`}`, message: c.message })),
+        .map((c) => ({ id: c.id, operations: s.operations, where: sharedWhere(s, c), message: c.message, pointer: c.pointer })),
     ),
-    ...document.filter((c) => c.severity === 'breaking').map((c) => ({ operations: [], where: c.where, message: c.message })),
+    ...document.filter((c) => c.severity === 'breaking').map((c) => ({ id: c.id, operations: [], where: c.where, message: c.message, pointer: c.pointer })),
   ];
 
   return { added, removed, changed, sharedSchemas, document, breaking };

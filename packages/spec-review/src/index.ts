@@ -5,3 +5,4 @@
  */
 export * from './compare.js';
 export * from './report.js';
+export * from './formats.js';
