@@ -108,6 +108,7 @@ async function main(): Promise<number> {
       acknowledgeHint:
         'If they are intended, a maintainer adds the label `breaking-change-accepted` to the pull request ' +
         '(locally: `--accept-breaking`), and the change is announced in the changelog (spec/DECISIONS.md, Versioning).',
+      commands: { lint: 'npm run lint:spec', review: 'npm run spec:review -- --base {base}' },
     });
 
     if (args.format === 'json') {
