@@ -507,6 +507,23 @@ function errorCodesOf(doc: Doc, response: Json): Set<string> {
   return codes;
 }
 
+/** Where a parameter's schema sits in the document: in the operation, its path item, or a shared component. */
+function parameterPointer(doc: Doc, located: LocatedOperation, parameter: Json): string {
+  const itemPointer = located.pointer.slice(0, located.pointer.lastIndexOf('/'));
+  const item = resolve(doc, refTarget(doc, `#${itemPointer}`)) ?? {};
+  for (const [owner, list] of [
+    [located.pointer, located.operation.parameters],
+    [itemPointer, item.parameters],
+  ] as const) {
+    const index = ((list as unknown[] | undefined) ?? []).findIndex((p) => resolve(doc, p) === parameter);
+    if (index < 0) continue;
+    const entry = (list as unknown[])[index];
+    if (isObject(entry) && typeof entry.$ref === 'string' && entry.$ref.startsWith('#/')) return `${entry.$ref.slice(1)}/schema`;
+    return `${owner}/parameters/${index}/schema`;
+  }
+  return located.pointer;
+}
+
 function compareOperation(cmp: Comparison, b: LocatedOperation, h: LocatedOperation, out: Change[], uses: Set<string>): void {
   const add = (id: string, severity: Severity, where: string, message: string, pointer = h.pointer) => out.push({ id, severity, where, message, pointer });
 
@@ -586,9 +603,9 @@ function compareOperation(cmp: Comparison, b: LocatedOperation, h: LocatedOperat
     if (JSON.stringify(bDefault) !== JSON.stringify(hDefault)) {
       // The server fills an omitted parameter with its default: a client that omits it now gets other behaviour.
       const check = bDefault === undefined ? 'added' : hDefault === undefined ? 'removed' : 'changed';
-      add(`request-parameter-default-value-${check}`, 'breaking', where, `default ${check}: ${show(bDefault ?? null)} → ${show(hDefault ?? null)} (clients that omit it get other behaviour)`, `${h.pointer}/parameters`);
+      add(`request-parameter-default-value-${check}`, 'breaking', where, `default ${check}: ${show(bDefault ?? null)} → ${show(hDefault ?? null)} (clients that omit it get other behaviour)`, parameterPointer(cmp.head, h, now));
     }
-    cmp.schema(p.schema, now.schema, 'request', where, out, uses, `${h.pointer}/parameters`);
+    cmp.schema(p.schema, now.schema, 'request', where, out, uses, parameterPointer(cmp.head, h, now));
   }
   for (const [key, p] of hParams) {
     if (bParams.has(key) || p.in === 'path') continue;
@@ -597,7 +614,7 @@ function compareOperation(cmp: Comparison, b: LocatedOperation, h: LocatedOperat
   }
   for (const [key, p] of hParams) {
     if (p.in !== 'path' || !bParams.has(key)) continue;
-    cmp.schema(bParams.get(key)!.schema, p.schema, 'request', `path parameter \`${String(p.name)}\``, out, uses, `${h.pointer}/parameters`);
+    cmp.schema(bParams.get(key)!.schema, p.schema, 'request', `path parameter \`${String(p.name)}\``, out, uses, parameterPointer(cmp.head, h, p));
   }
 
   // Request body.
