@@ -612,10 +612,15 @@ function compareOperation(cmp: Comparison, b: LocatedOperation, h: LocatedOperat
     const where = `${String(p.in)} parameter \`${String(p.name)}\``;
     add(p.required === true ? 'new-required-request-parameter' : 'new-optional-request-parameter', p.required === true ? 'breaking' : 'info', where, p.required === true ? 'new required parameter' : 'new optional parameter');
   }
-  for (const [key, p] of hParams) {
-    if (p.in !== 'path' || !bParams.has(key)) continue;
-    cmp.schema(bParams.get(key)!.schema, p.schema, 'request', `path parameter \`${String(p.name)}\``, out, uses, parameterPointer(cmp.head, h, p));
-  }
+  // Path parameters are matched by their place in the path, so a renamed one (`{bookId}` → `{id}`) is still compared.
+  const pathNames = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+  const bNames = pathNames(b.ref.path);
+  pathNames(h.ref.path).forEach((name, i) => {
+    const before = b.parameters.find((p) => p.in === 'path' && p.name === bNames[i]);
+    const after = h.parameters.find((p) => p.in === 'path' && p.name === name);
+    if (!before || !after) return;
+    cmp.schema(before.schema, after.schema, 'request', `path parameter \`${name}\``, out, uses, parameterPointer(cmp.head, h, after));
+  });
 
   // Request body.
   const bBody = resolve(cmp.base, b.operation.requestBody);
