@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { operationIds, operationTable, type OperationId } from '@gateway-minds/contract';
 import { startStack, type Stack } from '@gateway-minds/testkit';
+import { parseChallenges } from '../src/challenges.js';
 import { rawSend, type Answer } from '../src/http.js';
 import { requestFor } from '../src/requests.js';
 
@@ -208,6 +209,8 @@ describe('authentication matrix', () => {
         if (outcome === 'SCOPE_MISSING') expect(answer.body.error.required_scope).toMatch(/^[a-z]/);
         if (outcome === 'DPOP_NONCE_REQUIRED') expect(answer.headers.get('dpop-nonce')).toBeTruthy();
       }
+      // RFC 9110 §15.5.2 and §11.6.1: every 401 carries a well-formed WWW-Authenticate (rfc-auth-challenges.test.ts says which).
+      if (answer.status === 401) expect(parseChallenges(answer.headers.get('www-authenticate')).length, `${operationId} ${name}`).toBeGreaterThan(0);
     }
   });
 

@@ -6,6 +6,7 @@
  * by the same proxy, so the check can fail.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -78,13 +79,34 @@ describe('through a Prism validation proxy', () => {
     expect(violations).toEqual([]);
     expect([...exercised].sort()).toEqual([...operationIds].sort());
   }, 120_000);
+
+  // Prism checks the required WWW-Authenticate header the spec declares on every 401 (RFC 9110 §15.5.2).
+  it('refusals with 401 carry the headers the contract declares', async () => {
+    const agentToken = (await stack.issue('agent_token', { dpop_jkt: 'x'.repeat(43) })).token;
+    // Prism answers a request without credentials itself; these carry one, so the gateway answers.
+    const refusals = [
+      await caller(proxy.url, 'ak_neverIssued000000000000000000')('GET', '/v1/whoami'),
+      await caller(proxy.url, 'bs_neverIssued000000000000000000')('GET', '/v1/minds/services'),
+      await caller(proxy.url, agentToken)('GET', `/v1/minds/agent/memory/episodic/${randomUUID()}?mind=${randomUUID()}`),
+    ];
+    expect(refusals.map((a) => [a.status, a.body.error.code, a.headers.get('sl-violations')])).toEqual([
+      [401, 'CREDENTIAL_INVALID', null],
+      [401, 'CREDENTIAL_INVALID', null],
+      [401, 'DPOP_REQUIRED', null],
+    ]);
+  }, 60_000);
 });
 
 describe('the proxy can fail', () => {
   let double: Server;
   let proxy: { url: string; process: ChildProcess };
   beforeAll(async () => {
-    double = createServer((_req, res) => {
+    double = createServer((req, res) => {
+      // A 401 without the WWW-Authenticate the contract requires.
+      if (req.url === '/v1/whoami') {
+        const error = { code: 'BEARER_REQUIRED', type: 'unauthorized', message: 'No bearer.', docs_url: 'http://x/errors.html#BEARER_REQUIRED', request_id: 'req_01JD3M8Q4Z9X7V6T5S4R3P2N1M' };
+        return res.writeHead(401, { 'content-type': 'application/json', 'x-request-id': error.request_id }).end(JSON.stringify({ error }));
+      }
       // A Mind missing most required fields, with a status field outside its enum.
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ schema_version: 'minds.controller.v1', status: 'exploded' }));
     });
@@ -100,5 +122,11 @@ describe('the proxy can fail', () => {
     const answer = await caller(proxy.url, 'bs_anything')('GET', '/v1/minds/services/3f2b8c1e-5a7d-4e9f-8b6a-1c2d3e4f5a6b');
     const flagged = answer.status >= 500 || answer.headers.get('sl-violations') !== null;
     expect(flagged, `${answer.status} ${JSON.stringify(answer.body)}`).toBe(true);
+  });
+
+  it('flags a 401 without WWW-Authenticate', async () => {
+    const answer = await caller(proxy.url, 'ak_anything')('GET', '/v1/whoami');
+    const flagged = answer.status >= 500 || answer.headers.get('sl-violations') !== null;
+    expect(flagged, `${answer.status} ${answer.headers.get('sl-violations')}`).toBe(true);
   });
 });

@@ -49,8 +49,8 @@ let agent: Api;
 const usageWindow = { from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date(Date.now() + 86_400_000).toISOString() };
 
 beforeAll(async () => {
-  // Rate limiting is counted after authentication: lift it so that it is never what refuses.
-  stack = await startStack({ gatewayEnv: { RATE_LIMIT_POINTS: '100000000' } });
+  // Rate limiting (per credential after authentication, per address on the verification): lift it so that it is never what refuses.
+  stack = await startStack({ gatewayEnv: { RATE_LIMIT_POINTS: '100000000', VERIFY_RATE_LIMIT_POINTS: '100000000' } });
   client = new HttpClient(stack.url, concurrency);
   world = await buildWorld(stack, client);
   fixture = fixtureOf(world);

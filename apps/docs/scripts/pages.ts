@@ -165,9 +165,13 @@ ${statuses
   return layout(ctx, { file: 'errors.html', title: 'Error catalog', body });
 }
 
-/** A code block; `language` marks one that is a whole program in that language (`ts` blocks are type-checked). */
-function code(block: string, language?: 'ts'): string {
-  return `<pre><code${language ? ` class="language-${language}"` : ''}>${escapeHtml(block)}</code></pre>`;
+/**
+ * A code block. apps/readme-check runs every shell block and type-checks every
+ * `ts` one; `notRun` says why a block cannot run there, in a comment beside it.
+ */
+function code(block: string, options: { language?: 'sh' | 'ts' | 'json'; notRun?: string } = {}): string {
+  const marker = options.notRun ? `<!-- not run by the docs test: ${escapeHtml(options.notRun)} -->\n    ` : '';
+  return `${marker}<pre><code class="language-${options.language ?? 'sh'}">${escapeHtml(block)}</code></pre>`;
 }
 
 /**
@@ -239,6 +243,31 @@ ${versions === undefined ? '    <p>This build has no history: the published site
   return layout(ctx, { file: 'changelog.html', title: 'Changelog', body });
 }
 
+/** The README's "Use it from npm" client example: the installed package against any gateway. */
+export function npmClientExample(_ctx: SiteContext): string {
+  return `import { createClient } from '@gateway-minds/client';   // ESM; Node 20.19+ and browsers
+
+const client = createClient({ baseUrl: 'https://gateway.example.com', token: process.env.GATEWAY_MINDS_TOKEN });
+console.log(await client.${operationTable.gateway_getPrincipal.operationId}());`;
+}
+
+/** The README's published MCP client configuration ("Use it from npm"): npx fetches the package, from any directory. */
+export function publishedMcpConfig(tokenPrefix: string): string {
+  return JSON.stringify(
+    {
+      mcpServers: {
+        'gateway-minds': {
+          command: 'npx',
+          args: ['-y', '@gateway-minds/mcp', '--read-only'],
+          env: { GATEWAY_MINDS_TOKEN: `${tokenPrefix}...`, GATEWAY_MINDS_URL: 'https://gateway.example.com' },
+        },
+      },
+    },
+    null,
+    2,
+  );
+}
+
 export function gettingStartedPage(ctx: SiteContext): string {
   const stack = ctx.servers[0]!.url;
   const mock = ctx.servers[1]!.url;
@@ -260,9 +289,20 @@ export function gettingStartedPage(ctx: SiteContext): string {
     describes every operation; the servers, the typed client, the mock and this site are built from it.
     Download it: <a href="openapi.json">openapi.json</a>, <a href="openapi.yaml">openapi.yaml</a>.</p>
 
+    <h2 id="npm">Use it from npm</h2>
+    <p>The client, CLI and MCP server are npm packages. A package's version is the API version it speaks
+    (<code>${escapeHtml(String(ctx.document.info.version))}</code> here), and each package's CHANGELOG.md says what changed
+    in the API. Install the client and point it at a gateway's base URL:</p>
+    ${code('npm install @gateway-minds/client', { notRun: 'the packages are on npm only after the first release; apps/release installs these same packages from their tarballs and runs them' })}
+    ${code(npmClientExample(ctx), { language: 'ts' })}
+    <p>The CLI: <code>npx -p @gateway-minds/cli gateway-minds ${whoami.operationId}</code> with <code>GATEWAY_MINDS_URL</code>
+    and <code>GATEWAY_MINDS_TOKEN</code> set. The MCP server, in an MCP client's configuration (it works from any
+    directory):</p>
+    ${code(publishedMcpConfig(session.tokenPrefix), { language: 'json' })}
+
     <h2 id="quick-start">Quick start</h2>
     <p>Node 20.19 or newer; no database server is needed (the stack keeps its data in <code>./data</code>).</p>
-    ${code('npm install && npm start')}
+    ${code('npm install && npm start', { notRun: 'npm start keeps the stack in the foreground; the test starts the same program on free ports' })}
     <p>The gateway listens on <code>${stack}</code> with the Minds service behind it.
     <code>${status.method.toUpperCase()} ${status.path}</code> needs no credential:</p>
     ${code(`curl ${stack}${status.path}`)}
@@ -280,7 +320,7 @@ curl ${stack}${whoami.path} -H "Authorization: Bearer <token>"`)}
     <h2 id="mock">The mock, for front-end work</h2>
     <p>A Prism mock of the same contract answers every operation with the spec's named examples, with no database and
     no credential store:</p>
-    ${code(`npm run mock                                   # ${mock}  (MOCK_PORT changes the port)
+    ${code(`npm run mock                                   # ${mock}  (MOCK_PORT changes the port); not run by the docs test: it stays in the foreground
 curl ${mock}${whoami.path} -H 'Authorization: Bearer ${session.tokenPrefix}any'
 curl ${mock}${whoami.path} -H 'Authorization: Bearer ${session.tokenPrefix}any' -H 'Prefer: code=${someError.status}, example=CREDENTIAL_INVALID'`)}
     <p>The first named example of the success response is the default answer. <code>Prefer: code=&lt;status&gt;</code> picks
@@ -294,7 +334,7 @@ curl ${mock}${whoami.path} -H 'Authorization: Bearer ${session.tokenPrefix}any' 
     <h2 id="client">The typed client</h2>
     <p><code>@gateway-minds/client</code> has one method per operation id, typed from the contract, with typed errors.
     With a token from <code>npm run admin -- issue --kind ${session.kind}</code> in <code>GATEWAY_MINDS_TOKEN</code>:</p>
-    ${code(clientExample(ctx), 'ts')}
+    ${code(clientExample(ctx), { language: 'ts' })}
     <p>Errors throw <code>ApiError</code> subclasses carrying <code>code</code>, <code>status</code>, <code>docsUrl</code>
     and <code>requestId</code>. Against the mock, set <code>baseUrl</code> to <code>${mock}</code>: the same program runs
     to its end there (any <code>${session.tokenPrefix}…</code> token).</p>

@@ -3,10 +3,12 @@
  * (CHROMIUM_PATH, or Debian's /usr/bin/chromium), otherwise the headless
  * Chromium that @sparticuz/chromium ships inside its npm package, so that
  * `npm install && npm test` needs no browser on the machine. The package
- * extracts its binary to the temp directory on first use (about 2 s) and
- * reuses it afterwards.
+ * extracts its binary on first use (about 2 s) and reuses it afterwards.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 
 /** System browsers tried in order before the packaged one. */
@@ -41,7 +43,21 @@ export async function findChromium(): Promise<ChromiumExecutable> {
   const { default: packaged } = await import('@sparticuz/chromium');
   // WebGL is not needed, and without it the SwiftShader archive is not extracted.
   packaged.setGraphicsMode = false;
-  const path = await packaged.executablePath();
+  // The package extracts into (and reuses) <tmpdir>/chromium whatever its version; a folder per
+  // version keeps another checkout's different Chromium, or its half-done extraction, out of the way.
+  const entry = createRequire(import.meta.url).resolve('@sparticuz/chromium'); // <package>/build/cjs/index.js
+  const { version } = JSON.parse(readFileSync(join(dirname(entry), '../../package.json'), 'utf8')) as { version: string };
+  const extractTo = join(tmpdir(), `sparticuz-chromium-${version}`);
+  mkdirSync(extractTo, { recursive: true });
+  const previousTmpdir = process.env.TMPDIR;
+  process.env.TMPDIR = extractTo;
+  let path: string;
+  try {
+    path = await packaged.executablePath();
+  } finally {
+    if (previousTmpdir === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previousTmpdir;
+  }
   // Its own flag list is for AWS Lambda (one process, no web security); only the
   // headless mode it was built for is kept.
   return { path, source: '@sparticuz/chromium', args: [...quietArgs, "--headless='shell'"] };

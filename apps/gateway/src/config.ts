@@ -30,6 +30,8 @@ export interface GatewayConfig {
   /** The assertion signing key (private JWK); missing means nothing is forwarded (FLOCKS_SIGNING_KEY_MISSING). */
   assertionPrivateKeyFile: string;
   rateLimit: { points: number; durationSeconds: number; redisUrl: string | undefined; store: 'memory' | 'redis' | 'postgres' };
+  /** The unauthenticated credential verification, limited per client address (same store as rateLimit). */
+  verifyRateLimit: { points: number; durationSeconds: number };
   dpop: { requireNonce: boolean; iatWindowSeconds: number };
   /** How long a verified credential is reused before it is looked up again. */
   credentialCacheMs: number;
@@ -78,6 +80,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       durationSeconds: integer(env.RATE_LIMIT_WINDOW_SECONDS, 60),
       redisUrl,
       store: (env.RATE_LIMIT_STORE as 'memory' | 'redis' | 'postgres' | undefined) ?? (redisUrl ? 'redis' : 'memory'),
+    },
+    verifyRateLimit: {
+      points: integer(env.VERIFY_RATE_LIMIT_POINTS, 60),
+      durationSeconds: integer(env.VERIFY_RATE_LIMIT_WINDOW_SECONDS, 60),
     },
     dpop: { requireNonce: flag(env.DPOP_REQUIRE_NONCE, false), iatWindowSeconds: integer(env.DPOP_IAT_WINDOW_SECONDS, 60) },
     credentialCacheMs: integer(env.CREDENTIAL_CACHE_MS, 2000),

@@ -5,12 +5,12 @@
  * listener.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { importJWK, type CryptoKey, type JWK } from 'jose';
 import { operationTable, type OperationFacts } from '@gateway-minds/contract';
 import { docsSiteDir } from '@gateway-minds/docs';
@@ -21,6 +21,7 @@ import {
   createLogger,
   createOperationRouter,
   createAssertionSigner,
+  createContractServer,
   createServiceApp,
   docsBaseUrlOf,
   readAssertionKey,
@@ -31,13 +32,15 @@ import {
   type VerifiedPrincipal,
 } from '@gateway-minds/service-kit';
 import { createAdminApp } from './admin/admin-app.js';
+import { adminUrlFile } from './admin/admin-rules.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { DpopVerifier, MemoryReplayStore, RedisReplayStore, type ReplayStore } from './auth/dpop.js';
-import { createRateLimiter } from './auth/rate-limit.js';
+import { consume, createRateLimiter } from './auth/rate-limit.js';
 import type { GatewayConfig } from './config.js';
 import { CredentialStore } from './iam/credentials.js';
 import { forward } from './routing/forward.js';
 import { gatewayPreflight } from './routing/preflight.js';
+import { AdmissionProbe } from './routing/admission-probe.js';
 import { StatusProbe } from './routing/status-probe.js';
 import { UpstreamRegistry } from './routing/upstreams.js';
 import { gatewayHandlers, usageReadGuard } from './routes/gateway-routes.js';
@@ -111,6 +114,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
     postgres = { pool, schema: config.databaseSchema };
   }
   const limiter = await createRateLimiter({ ...config.rateLimit, redis, postgres });
+  // Credential verification needs no credential, so it is limited per client address instead (DECISIONS.md "Rate limits").
+  const verifyLimiter = await createRateLimiter({ ...config.rateLimit, ...config.verifyRateLimit, redis, postgres, keyPrefix: 'gateway-verify' });
+  const verifyRateGuard: RequestHandler = (req, _res, next) => {
+    consume(verifyLimiter, `addr:${req.socket.remoteAddress ?? 'unknown'}`, 'this client address').then(() => next(), next);
+  };
   const dpop = new DpopVerifier({ requireNonce: config.dpop.requireNonce, iatWindowSeconds: config.dpop.iatWindowSeconds, replay });
   let publicBaseUrl = config.publicBaseUrl;
   const authenticate = createAuthenticator({ store, dpop, limiter, publicBaseUrl: () => publicBaseUrl });
@@ -125,13 +133,34 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   }
 
   const ownOperations = (Object.values(operationTable) as OperationFacts[]).filter((o) => (BUILT_IN_SERVICES as readonly string[]).includes(o.service));
-  const forwardedRouter = createOperationRouter((Object.values(operationTable) as OperationFacts[]).filter((o) => !ownOperations.includes(o)));
+  const forwardedOperations = (Object.values(operationTable) as OperationFacts[]).filter((o) => !ownOperations.includes(o));
+  const forwardedRouter = createOperationRouter(forwardedOperations);
   const readRawBody = express.raw({ limit: BODY_LIMIT_BYTES, type: () => true });
+
+  /**
+   * A path `/v1/<service>/...` of a registered service that the contract does not name is forwarded
+   * to that service, which answers it (interface, "Gateway routes"). No operation says what it
+   * needs, so only its method, path and query travel: no credential is checked or passed on and no
+   * body is read; the service's error envelope is relayed (DECISIONS.md "Paths the contract does not name").
+   */
+  async function forwardUnnamed(req: Request, res: Response): Promise<void> {
+    const service = /^\/v1\/([^/]+)\//.exec(req.path)?.[1];
+    const upstream = service === undefined ? undefined : registry.get(service);
+    if (!upstream) throw new ApiError('ROUTE_NOT_FOUND', 'No service or operation at this path.');
+    if (!upstream.enabled) {
+      throw new ApiError('SERVICE_DISABLED', `The ${upstream.name} service is registered but not enabled.`, { retryAfterSeconds: upstream.disabledRetryAfterSeconds });
+    }
+    await forward(
+      { upstream, operation: undefined, principal: null, requestId: requestContext(res).requestId, method: req.method, url: req.originalUrl, headers: {}, body: undefined },
+      assertionFor ?? (() => Promise.reject(new Error('unreachable: no principal, no assertion'))),
+      res,
+    );
+  }
 
   async function forwardRequest(req: Request, res: Response, next: NextFunction): Promise<void> {
     try {
       const match = forwardedRouter.match(req.method, req.path);
-      if (match.kind === 'not-found') throw new ApiError('ROUTE_NOT_FOUND', 'No service or operation at this path.');
+      if (match.kind === 'not-found') return await forwardUnnamed(req, res);
       if (match.kind === 'method-not-allowed') {
         throw new ApiError('METHOD_NOT_ALLOWED', `The path does not accept ${req.method}.`, { headers: { Allow: match.allow.join(', ') } });
       }
@@ -168,7 +197,16 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
 
   const app = createServiceApp({
     operations: ownOperations,
-    handlers: gatewayHandlers({ db, store, probe, registry, usage, docsBaseUrl, builtInServices: BUILT_IN_SERVICES }),
+    handlers: gatewayHandlers({
+      db,
+      store,
+      probe,
+      admissions: new AdmissionProbe(registry, forwardedOperations),
+      usage,
+      docsBaseUrl,
+      publicBaseUrl: () => publicBaseUrl,
+      builtInServices: BUILT_IN_SERVICES,
+    }),
     validateResponses: config.validateResponses,
     docsBaseUrl,
     logger,
@@ -181,7 +219,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
         next(error);
       }
     },
-    operationGuards: { [operationTable.gateway_getUsage.operationId]: usageReadGuard },
+    operationGuards: {
+      [operationTable.gateway_getUsage.operationId]: usageReadGuard,
+      [operationTable.iam_verifyCredential.operationId]: verifyRateGuard,
+    },
     unmatched: (req, res, next) => forwardRequest(req, res, next),
   });
 
@@ -201,18 +242,22 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
     audiences: registry.all().map((u) => u.name),
   });
 
-  const listen = (handler: RequestListener, port: number) =>
+  const listen = (server: Server, port: number) =>
     new Promise<Server>((resolve, reject) => {
-      const server = createServer(handler).listen(port, config.host);
+      server.listen(port, config.host);
       server.once('listening', () => resolve(server));
       server.once('error', reject);
     });
-  const server = await listen(root, config.port);
+  const server = await listen(createContractServer(root, { logger, docsBaseUrl }), config.port);
   server.keepAliveTimeout = 65_000;
-  const adminServer = await listen(adminApp, config.adminPort);
+  const adminServer = await listen(createServer(adminApp), config.adminPort);
   const url = `http://${config.host}:${(server.address() as AddressInfo).port}`;
   const adminUrl = `http://${config.host}:${(adminServer.address() as AddressInfo).port}`;
   if (config.port === 0 && publicBaseUrl.endsWith(':0')) publicBaseUrl = url;
+  // Beside the admin token, so the admin command finds this listener from the data directory alone
+  // (ADMIN_PORT may have moved it) instead of sending the token to whatever listens on a default port.
+  const urlFile = adminUrlFile(config.adminTokenFile);
+  writeFileSync(urlFile, `${adminUrl}\n`, { mode: 0o600 });
   logger.info({ url, adminUrl }, 'gateway listening');
 
   return {
@@ -229,6 +274,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
         new Promise((resolve) => adminServer.close(resolve)),
       ]);
       server.closeAllConnections();
+      // Only our own record: another gateway may have started on this directory since.
+      if (existsSync(urlFile) && readFileSync(urlFile, 'utf8').trim() === adminUrl) rmSync(urlFile, { force: true });
       await usage.close();
       await registry.close();
       await redis?.quit();

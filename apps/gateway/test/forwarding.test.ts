@@ -88,6 +88,15 @@ describe('forwarding', () => {
     expect(response.status).toBe(404);
     expect(response.body).toEqual(envelope);
   });
+
+  // RFC 9110 §15.5.2: a forwarded service 401 keeps the service's own challenge (DECISIONS "WWW-Authenticate on every 401").
+  it("passes a service 401's WWW-Authenticate back", async () => {
+    const envelope = { error: { code: 'UNAUTHENTICATED', type: 'unauthorized', message: 'No assertion.', docs_url: 'http://x/errors.html#UNAUTHENTICATED', request_id: 'req_01JD3M8Q4Z9X7V6T5S4R3P2N1M' } };
+    const challenge = 'Bearer realm="gateway-minds", error="invalid_token"';
+    upstream.behaviour = (_call, res) => res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': challenge }).end(JSON.stringify(envelope));
+    const response = await send(base, 'GET', `/v1/minds/services/${mindId}`, { headers: bearer(session.token) });
+    expect({ status: response.status, challenge: response.headers['www-authenticate'] }).toEqual({ status: 401, challenge });
+  });
 });
 
 describe('relay failures', () => {

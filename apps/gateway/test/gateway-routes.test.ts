@@ -83,6 +83,11 @@ describe('GET /v1/whoami', () => {
   ] as const)('a %s credential → %i %s', async (name, status, code) => {
     expectEnvelope(await send(base, 'GET', '/v1/whoami', { headers: bearer(tokens[name]!) }), status, code);
   });
+
+  it('the refusal names the kind without an article to get wrong ("a api_key")', async () => {
+    const refused = await send(base, 'GET', '/v1/whoami', { headers: bearer(tokens.agent!) });
+    expect(refused.body.error.message).toBe('This operation does not accept agent_credential credentials.');
+  });
 });
 
 describe('GET /v1/usage', () => {
@@ -195,19 +200,41 @@ describe('gateway request rules', () => {
     ['an encoded slash', 400, 'PATH_INVALID', 'GET', '/v1/minds/services%2f123'],
     ['an encoded control character', 400, 'PATH_INVALID', 'GET', '/v1/minds/services/%00'],
     ['an unknown service', 404, 'ROUTE_NOT_FOUND', 'GET', '/v1/nothing/here'],
-    ['an unknown operation of a known service', 404, 'ROUTE_NOT_FOUND', 'GET', '/v1/minds/not-an-operation'],
     ['a query on a route without one', 400, 'QUERY_NOT_ALLOWED', 'GET', '/v1/whoami?x=1'],
   ] as const)('%s → %i %s', async (_name, status, code, method, path) => {
     expectEnvelope(await send(base, method, path, { headers: session() }), status, code);
   });
 
+  // Interface, "Gateway routes": "A path `/v1/<service>/...` not answered by the gateway is forwarded
+  // to that service." DECISIONS.md "Paths the contract does not name".
+  it('a path of a known service the contract does not name is forwarded without credential or body; only an error envelope comes back', async () => {
+    const saved = upstream.behaviour;
+    try {
+      upstream.calls = [];
+      upstream.behaviour = (_call, res) => {
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'ROUTE_NOT_FOUND', message: 'from the service' } }));
+      };
+      const relayed = await send(base, 'POST', '/v1/minds/not-an-operation?x=1', { headers: { ...session(), 'content-type': 'application/json' }, body: '{"a":1}' });
+      expect({ status: relayed.status, message: relayed.body.error.message }).toEqual({ status: 404, message: 'from the service' });
+      expect(upstream.calls.map((c) => [c.method, c.url, c.headers.authorization, c.headers['x-gateway-assertion'], c.body.length])).toEqual([
+        ['POST', '/v1/minds/not-an-operation?x=1', undefined, undefined, 0],
+      ]);
+      upstream.behaviour = saved; // a 200: the contract promises nothing there but the envelope
+      const answered = await send(base, 'GET', '/v1/minds/not-an-operation', { headers: session() });
+      expectEnvelope(answered, 502, 'BAD_GATEWAY');
+      expect(answered.body.error.reason).toBe('undeclared_status');
+    } finally {
+      upstream.behaviour = saved;
+    }
+  });
+
   it('a known path with another method → 405 METHOD_NOT_ALLOWED with Allow', async () => {
     const response = await send(base, 'DELETE', '/v1/minds/services', { headers: session() });
     expectEnvelope(response, 405, 'METHOD_NOT_ALLOWED');
-    expect(response.headers.allow).toBe('GET, POST');
+    expect(response.headers.allow).toBe('GET, HEAD, POST'); // RFC 9110 §9.3.2: HEAD wherever GET
     const own = await send(base, 'POST', '/v1/status');
     expectEnvelope(own, 405, 'METHOD_NOT_ALLOWED');
-    expect(own.headers.allow).toBe('GET');
+    expect(own.headers.allow).toBe('GET, HEAD');
   });
 
   it('a non-JSON body → 415 JSON_REQUIRED; a body over 64 KiB → 413 PAYLOAD_TOO_LARGE', async () => {

@@ -7,13 +7,14 @@
  * reach a handler:
  *
  *   kind not accepted by the operation's security -> its x-credential-refusal code
+ *   a scope of the security requirement missing     -> SCOPE_MISSING (required_scope)
  *   no Sandbox selection where one is required      -> HUMAN_SANDBOX_SELECTION_REQUIRED
  *   a derived session where the original is needed -> ORIGINAL_CONSOLE_REQUIRED
- *   a scope of the security requirement missing     -> SCOPE_MISSING (required_scope)
  *   the operation's admission setting off           -> NOT_FOUND (reason not_admitted)
  *
- * Admission is checked after the credential, so that from the outside the
- * order is the same whether the gateway or this service refuses.
+ * The credential rules run in the gateway's order (spec/DECISIONS.md, "Order of the
+ * credential checks"), and admission after them, so that from the outside the order is the
+ * same whether the gateway or this service refuses.
  */
 import type { RequestHandler, Response } from 'express';
 import type { CryptoKey } from 'jose';
@@ -50,12 +51,20 @@ function isAgentKind(kind: string): boolean {
 }
 
 /** Checks a verified principal against an operation's facts; throws the contract's refusal. */
+/** What a refused caller (or the person running the server) needs to know: which setting admits the operation. */
+export function notAdmittedMessage(admissionSetting: string): string {
+  return `This operation is not admitted on this server; the server setting ${admissionSetting} admits it.`;
+}
+
 export function checkPrincipal(operation: OperationFacts, principal: VerifiedPrincipal, admissions: Record<string, boolean>): void {
   const refusal = (operation.credentialRefusal ?? 'UNAUTHORIZED') as ErrorCode;
   if (!acceptedKinds(operation).has(principal.kind)) {
     throw new ApiError(refusal, 'This credential is not accepted for this operation.');
   }
   if (!principal.org) throw new ApiError(refusal, 'The credential carries no organization.');
+  const requirement = operation.security.find((s) => Object.values(credentialSchemes).some((c) => c.scheme === s.scheme && c.kind === principal.kind));
+  const missing = requirement?.scopes.find((scope) => !principal.scopes.includes(scope));
+  if (missing) throw new ApiError('SCOPE_MISSING', `The credential lacks the ${missing} scope.`, { requiredScope: missing });
   if (isAgentKind(principal.kind)) {
     if (!principal.agentId) throw new ApiError(refusal, 'The agent credential names no agent.');
   } else if (operation.requiresSandboxSelection && (!principal.sandbox || !principal.project)) {
@@ -64,11 +73,9 @@ export function checkPrincipal(operation: OperationFacts, principal: VerifiedPri
   if (operation.requiresOriginalSession && !principal.originalSession) {
     throw new ApiError('ORIGINAL_CONSOLE_REQUIRED', 'This operation needs the original Console session, not a credential derived from it.');
   }
-  const requirement = operation.security.find((s) => Object.values(credentialSchemes).some((c) => c.scheme === s.scheme && c.kind === principal.kind));
-  const missing = requirement?.scopes.find((scope) => !principal.scopes.includes(scope));
-  if (missing) throw new ApiError('SCOPE_MISSING', `The credential lacks the ${missing} scope.`, { requiredScope: missing });
   if (operation.admissionSetting && !admissions[operation.admissionSetting]) {
-    throw new ApiError('NOT_FOUND', 'This operation is not admitted on this server.', { reason: 'not_admitted' });
+    // The setting's name is the spec's x-admission-setting: the one place it is written.
+    throw new ApiError('NOT_FOUND', notAdmittedMessage(operation.admissionSetting), { reason: 'not_admitted' });
   }
 }
 

@@ -5,14 +5,14 @@
  * plus the controller loop.
  */
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type Request, type Response } from 'express';
 import type { JWK } from 'jose';
 import { openDatabase, type Database } from '@gateway-minds/db';
-import { ApiError, createLogger, createServiceApp, HEALTH_PATH, importAssertionKey, withSideRoutes, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
+import { ADMITTED_OPERATIONS_PATH, ApiError, createContractServer, createLogger, createServiceApp, HEALTH_PATH, importAssertionKey, withSideRoutes, type AdmittedOperations, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
 import { HttpAgentDirectory, type AgentDirectory } from './agents.js';
 import { authenticate, humanCaller } from './auth.js';
 import { MindsController } from './controller/controller.js';
@@ -23,6 +23,7 @@ import { memoryHandlers } from './memory/handlers.js';
 import { lifecycleHandlers, tenantOf } from './minds/lifecycle.js';
 import { ownerHandlers } from './owner/handlers.js';
 import { admissionSettings, mindsOperations, USAGE_WINDOW_MAX_MS } from './spec.js';
+import { mapMindsError } from './unavailable.js';
 import { readUsage } from './usage.js';
 
 export const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'migrations');
@@ -115,7 +116,12 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     if (!(span > 0) || span > USAGE_WINDOW_MAX_MS) {
       throw new ApiError('INVALID_QUERY', `\`to\` must be after \`from\` and at most ${USAGE_WINDOW_MAX_MS / 86_400_000} days after it.`, { reason: 'window_invalid' });
     }
-    res.json(await readUsage(db, tenantOf(caller), { from, to, fromText, toText }, { hostReportStaleMs: deps.hostReportStaleMs }));
+    // A window that has not started has no usage yet, complete or not (DECISIONS.md, "A usage window reaching past now").
+    const now = new Date();
+    if (from.getTime() >= now.getTime()) {
+      throw new ApiError('INVALID_QUERY', '`from` is not in the past: a window that has not started has no usage to report yet.', { reason: 'window_not_started' });
+    }
+    res.json(await readUsage(db, tenantOf(caller), { from, to, fromText, toText }, { hostReportStaleMs: deps.hostReportStaleMs, now }));
   }
 
   const byOperation: Record<string, (req: Request, res: Response) => Promise<void>> = {
@@ -136,6 +142,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     logger,
     authenticate: authenticate(publicKey, admissions),
     trustRequestIdHeader: true,
+    mapError: mapMindsError,
   });
 
   const app = express();
@@ -149,8 +156,15 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
       res.status(503).json({ status: 'unavailable' });
     }
   });
+  // What the gateway lists in GET /v1/openapi.json: every operation whose admission setting is on or absent.
+  const admitted: AdmittedOperations = {
+    operations: mindsOperations.filter((o) => !o.admissionSetting || admissions[o.admissionSetting]).map((o) => o.operationId),
+  };
+  app.get(ADMITTED_OPERATIONS_PATH, (_req, res) => {
+    res.json(admitted);
+  });
   app.use(serviceApp);
-  const listener = withSideRoutes(serviceApp, { [HEALTH_PATH]: app });
+  const listener = withSideRoutes(serviceApp, { [HEALTH_PATH]: app, [ADMITTED_OPERATIONS_PATH]: app });
 
   const controller = new MindsController(db, host, {
     tickMs: config.controller?.tickMs ?? 250,
@@ -168,7 +182,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     controller,
     host,
     async listen(port, hostname = '127.0.0.1') {
-      server = createServer(listener).listen(port, hostname);
+      server = createContractServer(listener, { logger, docsBaseUrl: config.docsBaseUrl }).listen(port, hostname);
       await once(server, 'listening');
       const address = server.address() as AddressInfo;
       return { port: address.port, url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${address.port}` };

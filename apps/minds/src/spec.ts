@@ -122,3 +122,15 @@ export function queryParameterDefault(operation: OperationFacts, name: string): 
 export const LIST_LIMIT_DEFAULT = queryParameterDefault(operationTable.minds_listMinds, 'limit') as number;
 /** Search `limit` default (SearchMemoryRequest.limit.default). */
 export const SEARCH_LIMIT_DEFAULT = property('SearchMemoryRequest', 'limit').default as number;
+
+/**
+ * The key that makes a write of this operation replayable: its Idempotency-Key header (lifecycle
+ * writes), the `operationId` its body requires (owner-management writes), or none (memory writes).
+ */
+export function replayKeyOf(operation: OperationFacts): 'Idempotency-Key' | 'operationId' | null {
+  const header = operation.parameters.find((p) => p.in === 'header' && p.missingCode === 'IDEMPOTENCY_KEY_REQUIRED');
+  if (header) return 'Idempotency-Key';
+  const body = operationObject(operation)?.requestBody?.content?.['application/json']?.schema as { $ref?: string } | undefined;
+  const named = body?.$ref ? schema(body.$ref.split('/').at(-1)!) : undefined;
+  return (named?.required as string[] | undefined)?.includes('operationId') ? 'operationId' : null;
+}

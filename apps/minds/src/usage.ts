@@ -22,6 +22,8 @@
  *   An uncertain or silent host makes incomplete the windows that reach past its
  *   last report; an open interval the windows it overlaps; a running Mind without
  *   an interval the windows that reach past the end of its last interval.
+ *
+ * A window reaching past now is reported up to now (its `to` becomes measured_at).
  */
 import type { Queryable } from '@gateway-minds/db';
 import type { Schemas } from '@gateway-minds/contract';
@@ -139,14 +141,20 @@ export function usageEntry(
   };
 }
 
-/** The usage report of a tenant's Minds for the window (the window is already validated). */
+/**
+ * The usage report of a tenant's Minds for the window (the window is already validated). A window
+ * reaching past now is reported up to now and says so: its `to` is then `measured_at`. Time that
+ * has not happened is neither counted nor called complete (DECISIONS.md, "A usage window reaching
+ * past now").
+ */
 export async function readUsage(
   db: Queryable,
   tenant: Tenant,
-  window: UsageWindow & { fromText: string; toText: string },
+  requested: UsageWindow & { fromText: string; toText: string },
   options: { hostReportStaleMs: number; now?: Date },
 ): Promise<UsageReport> {
   const now = options.now ?? new Date();
+  const window = requested.to > now ? { ...requested, to: now, toText: now.toISOString() } : requested;
   const params = [tenant.org, tenant.project, window.from.toISOString(), window.to.toISOString()];
   const { rows: minds } = await db.query<UsageMind>(
     `SELECT mind_id, name, profile_id, desired_state, observed_state, stop_reason, last_activity_at, volume_size_gb,

@@ -52,6 +52,10 @@ describe.each(mindsOperations.map((o) => [o.operationId, o] as const))('%s', (_i
     expect(reply.status).toBe(401);
     expect(reply.body.error).toMatchObject({ code: 'UNAUTHENTICATED', docs_url: 'http://docs.test/errors.html#UNAUTHENTICATED' });
     expect(reply.body.error.request_id).toBe(reply.headers['x-request-id']);
+    // RFC 9110 §15.5.2: a 401 carries WWW-Authenticate; the service's own is a Bearer invalid_token
+    // challenge, with the DPoP one beside it on agent operations (DECISIONS "WWW-Authenticate on every 401").
+    const bearer = 'Bearer realm="gateway-minds", error="invalid_token"';
+    expect(reply.headers['www-authenticate']).toBe(isAgentOperation(operation) ? `${bearer}, DPoP realm="gateway-minds", error="invalid_token", algs="ES256 ES384 ES512 EdDSA Ed25519 PS256 PS384 PS512 RS256"` : bearer);
   });
 
   it('a credential kind the operation does not accept gets its x-credential-refusal code', async () => {
@@ -91,6 +95,8 @@ describe.each(mindsOperations.map((o) => [o.operationId, o] as const))('%s', (_i
       const reply = await h.call(method, pathOf(operation), { as: who });
       expect(reply.status).toBe(404);
       expect(reply.body.error).toMatchObject({ code: 'NOT_FOUND', reason: 'not_admitted' });
+      // The message names the setting the spec's x-admission-setting gives, so the refusal says how to admit it.
+      expect(reply.body.error.message).toContain(`server setting ${operation.admissionSetting} admits it`);
     });
   }
 });

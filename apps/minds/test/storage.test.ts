@@ -191,6 +191,13 @@ describe.each(drivers)('storage on %s', (driver) => {
     expect(entry(noLedger.id)).toMatchObject({ compute_seconds: 0, complete: false, incomplete_reason: 'running_without_ledger_interval', metering_compute: false });
     expect(entry(silent.id)).toMatchObject({ compute_seconds: 3600, complete: false, incomplete_reason: 'host_not_reporting' });
 
+    // A window reaching past now is reported up to now, not with zeros for the future (DECISIONS.md,
+    // "A usage window reaching past now"): its `to` is measured_at, and the figures are those of from..now.
+    const ahead = await readUsage(db, tenant, { from: at(60), to: at(180), fromText: at(60).toISOString(), toText: at(180).toISOString() }, { hostReportStaleMs: 60_000, now });
+    expect({ to: ahead.to, measured_at: ahead.measured_at }).toEqual({ to: now.toISOString(), measured_at: now.toISOString() });
+    expect(ahead.minds.find((m) => m.mind_id === complete.id)).toMatchObject({ compute_seconds: 0, storage_gb_seconds: 3600 * 20, complete: true });
+    expect(ahead.minds.find((m) => m.mind_id === running.id)).toMatchObject({ compute_seconds: 3600, metering_compute: true });
+
     // A window after the stop reports the closed interval as nothing, and telemetry as unknown rather than zero.
     const later = await readUsage(db, tenant, { from: at(60), to: at(90), fromText: '', toText: '' }, { hostReportStaleMs: 60_000, now });
     expect(later.minds.find((m) => m.mind_id === complete.id)).toMatchObject({

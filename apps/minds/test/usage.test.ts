@@ -27,7 +27,9 @@ describe('usage', () => {
 
     const reply = await usage(from, to);
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ schema_version: 'minds.controller.v1', organization_id: 'org_use', project_id: 'prj_use', from, to, basis: 'host_confirmed_intervals' });
+    expect(reply.body).toMatchObject({ schema_version: 'minds.controller.v1', organization_id: 'org_use', project_id: 'prj_use', from, basis: 'host_confirmed_intervals' });
+    // `to` was a minute ahead: the report ends at measured_at (DECISIONS.md, "A usage window reaching past now").
+    expect(reply.body.to).toBe(reply.body.measured_at);
     const entry = reply.body.minds.find((m: any) => m.mind_id === mind.mind_id);
 
     const { rows: intervals } = await h.service.db.query<{ started_at: Date; ended_at: Date }>(`SELECT started_at, ended_at FROM mind_running_intervals WHERE mind_id = $1`, [mind.mind_id]);

@@ -14,6 +14,8 @@ import { HEALTH_PATH } from '@gateway-minds/service-kit/side-routes';
 import { operationPath } from '@gateway-minds/contract';
 import { freePort } from '@gateway-minds/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
 
 const startJs = join(dirname(fileURLToPath(import.meta.url)), '../dist/start.js');
 const dataDir = mkdtempSync(join(tmpdir(), 'stack-start-'));
@@ -48,6 +50,14 @@ async function stop(child: ChildProcess): Promise<number | null> {
 }
 
 const statusPath = operationPath('gateway_getStatus');
+/** The admin command `npm run admin` runs (the gateway's built bin). */
+const adminCli = join(dirname(createRequire(import.meta.url).resolve('@gateway-minds/gateway')), 'admin/cli.js');
+const issueWithDataDirOnly = () =>
+  new Promise<{ token: string }>((resolve, reject) =>
+    execFile(process.execPath, [adminCli, 'issue', '--kind', 'bridge_session'], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir } }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout) as { token: string }),
+    ),
+  );
 const refused = (url: string) => fetch(url).then(() => false, () => true);
 
 describe.each(['an empty', 'the same, now existing,'])('npm start on %s data directory', () => {
@@ -62,6 +72,9 @@ describe.each(['an empty', 'the same, now existing,'])('npm start on %s data dir
       const body = (await status.json()) as { services: { service: string; state: string }[] };
       expect(body.services).toEqual(expect.arrayContaining([expect.objectContaining({ service: 'minds', state: 'up' })]));
       expect((await fetch(`${minds}/healthz`)).status).toBe(200);
+      // The admin listener is on a moved port (ADMIN_PORT); the admin command finds it from DATA_DIR alone.
+      const { token } = await issueWithDataDirOnly();
+      expect((await fetch(`${gateway}/v1/whoami`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     } finally {
       expect(await stop(child)).toBe(0);
     }

@@ -5,6 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+// The same format checks the servers' validator (express-openapi-validator, through Ajv) applies.
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import {
   ApiError,
   APIConnectionError,
@@ -36,8 +38,25 @@ export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 
 export class UsageError extends Error {}
 
+const FORMAT_NAMES: Record<string, string> = { 'date-time': 'an RFC 3339 date-time', date: 'an RFC 3339 date', uuid: 'a UUID', uri: 'an absolute URI' };
+
+/** Whether a string has the spec's `format` (undefined: a format the checker does not know, left to the server). */
+function hasFormat(format: string, value: string): boolean | undefined {
+  const check = (fullFormats as Record<string, unknown>)[format];
+  const test = (rule: unknown): boolean | undefined =>
+    rule instanceof RegExp ? rule.test(value) : typeof rule === 'function' ? Boolean((rule as (v: string) => unknown)(value)) : undefined;
+  if (check && typeof check === 'object' && !(check instanceof RegExp) && 'validate' in check) return test((check as { validate: unknown }).validate);
+  return test(check);
+}
+
 function parseScalar(flag: Flag, raw: string): unknown {
   if (flag.nullable && raw === 'null') return null;
+  const format = flag.kind === 'string' ? (flag.field.schema.format as string | undefined) : undefined;
+  if (format && hasFormat(format, raw) === false) {
+    // Said here, before sending: the server's INVALID_QUERY would not say which form it wanted.
+    const example = typeof flag.example === 'string' ? ` such as ${flag.example}` : '';
+    throw new UsageError(`--${flag.flag} takes ${FORMAT_NAMES[format] ?? `a value of format ${format}`}${example}; got ${JSON.stringify(raw)}`);
+  }
   switch (flag.kind) {
     case 'integer':
     case 'number': {

@@ -21,6 +21,8 @@ export interface Flag {
   enumValues: readonly unknown[] | undefined;
   /** Required on the command line (the Idempotency-Key never is: the client makes one). */
   required: boolean;
+  /** A value from the spec's examples (the operation's first named example holding it, else the schema's or parameter's own). */
+  example: unknown;
 }
 
 export interface Command {
@@ -64,7 +66,29 @@ function typeOf(schema: JsonSchema): { type: string | undefined; nullable: boole
   return { type: type as string | undefined, nullable: false };
 }
 
-function flagOf(field: InputField, facts: OperationFacts): Flag {
+/**
+ * The spec's example of a field: for a body property, its value in the request body's first named
+ * example that has it (the example the reference shows first); for a parameter, the parameter's own
+ * example; else the schema's `examples[0]` or `example`.
+ */
+function exampleOf(id: OperationId, field: InputField): unknown {
+  const spec = specOperations().get(id);
+  if (field.in === 'body') {
+    const requestBody = resolveSchema<{ content?: Record<string, { examples?: Record<string, { value?: unknown }> }> }>(spec?.operation.requestBody);
+    for (const example of Object.values(requestBody?.content?.['application/json']?.examples ?? {})) {
+      const value = example.value as Record<string, unknown> | undefined;
+      if (value && typeof value === 'object' && field.name in value) return value[field.name];
+    }
+  } else {
+    const parameters = [...(spec?.pathParameters ?? []), ...(spec?.operation.parameters ?? [])].map((p) => resolveSchema<Record<string, unknown>>(p));
+    const parameter = parameters.find((p) => p.name === field.name && p.in === field.in);
+    if (parameter?.example !== undefined) return parameter.example;
+  }
+  const examples = field.schema.examples as unknown[] | undefined;
+  return examples?.[0] ?? field.schema.example;
+}
+
+function flagOf(id: OperationId, field: InputField, facts: OperationFacts): Flag {
   const { type, nullable } = typeOf(field.schema);
   const items = type === 'array' ? (field.schema.items as JsonSchema | undefined) : undefined;
   const itemType = items ? typeOf(items).type : undefined;
@@ -82,6 +106,7 @@ function flagOf(field: InputField, facts: OperationFacts): Flag {
     nullable,
     enumValues: (field.schema.enum ?? items?.enum) as readonly unknown[] | undefined,
     required: field.required && !isIdempotencyKey,
+    example: exampleOf(id, field),
   };
 }
 
@@ -98,7 +123,7 @@ export function commands(): Map<string, Command> {
   table = new Map();
   for (const name of operationIds) {
     const inputs = operationInputs(name);
-    const flags = inputs.fields.map((field) => flagOf(field, inputs.facts));
+    const flags = inputs.fields.map((field) => flagOf(name, field, inputs.facts));
     const result = successSchema(name, inputs.facts);
     const properties = (result?.properties ?? {}) as Record<string, JsonSchema>;
     const waitStatuses = properties.mind_id && properties.status ? ((properties.status.enum as string[] | undefined) ?? []) : undefined;

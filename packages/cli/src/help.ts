@@ -80,6 +80,24 @@ Run gateway-minds <command> --help for a command's flags. ${Object.keys(operatio
 `;
 }
 
+/** A shell word for a value: single-quoted unless it is plainly safe. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * A ready-to-paste example of a flag, from the spec's examples: for JSON flags (whose shape the
+ * description cannot show) and dates (a date-time's exact form), on a line of its own so that
+ * wrapping never splits it.
+ */
+function exampleLine(flag: Flag): string | undefined {
+  if (flag.example === undefined || flag.example === null) return undefined;
+  if (flag.kind === 'json') return `      e.g. --${flag.flag} ${shellWord(JSON.stringify(flag.example))}`;
+  // Dates only: a UUID example adds nothing, and one for an Idempotency-Key would invite reusing it.
+  if (flag.kind === 'string' && /^date/.test(String(flag.field.schema.format)) && typeof flag.example === 'string') return `      e.g. --${flag.flag} ${shellWord(flag.example)}`;
+  return undefined;
+}
+
 export function commandHelp(command: Command): string {
   const { facts } = command;
   const flagLines = command.flags.map((flag) => {
@@ -88,7 +106,8 @@ export function commandHelp(command: Command): string {
     const required = flag.required ? 'required. ' : '';
     const repeat = flag.multiple ? ' Repeat the flag or pass a JSON array.' : '';
     const generated = flag.field.in === 'header' && !flag.required && flag.field.required ? ' Made by the client when omitted; pass the key of an earlier attempt to retry it.' : '';
-    return `${head}\n${wrap(`${required}${flag.field.description ?? ''}${where}${generated}${repeat}${constraints(flag)}`, 78, '      ')}`;
+    const example = exampleLine(flag);
+    return `${head}\n${wrap(`${required}${flag.field.description ?? ''}${where}${generated}${repeat}${constraints(flag)}`, 78, '      ')}${example ? `\n${example}` : ''}`;
   });
   if (command.inputs.body) {
     flagLines.push(`  --body <json|@file>\n      ${command.inputs.bodyFlattened ? 'the whole body as JSON; the flags above override its properties' : 'required: the JSON body'}`);

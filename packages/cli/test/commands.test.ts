@@ -58,6 +58,26 @@ describe('commands are the operation ids', () => {
     }
   });
 
+  it('--help shows the JSON a JSON flag takes and the form a date takes, from the spec\'s examples', async () => {
+    const shown: string[] = [];
+    for (const command of commands().values()) {
+      const help = (await cli([command.name, '--help'])).stdout;
+      for (const flag of command.flags.filter((f) => f.kind === 'json' || /^date/.test(String(f.field.schema.format)))) {
+        // A single-quoted shell word on a line of its own (so wrapping never splits it).
+        const line = new RegExp(`\\n      e\\.g\\. --${flag.flag} (.+)\\n`).exec(help);
+        expect(line, `${command.name} --${flag.flag}`).not.toBeNull();
+        const word = line![1]!;
+        const value = word.startsWith("'") ? JSON.parse(word.slice(1, -1).replace(/'\\''/g, "'")) : word;
+        expect(value, `${command.name} --${flag.flag}`).toEqual(flag.kind === 'json' ? flag.example : String(flag.example));
+        shown.push(`${command.name} --${flag.flag}`);
+      }
+    }
+    expect(shown).toEqual(expect.arrayContaining(['minds_insertEpisodicMemory --event', 'minds_getUsage --from', 'minds_attachMind --subject']));
+    // The insert's example is the spec's first named request example (InsertEvent), every field shown.
+    const event = commands().get('minds_insertEpisodicMemory')!.flags.find((f) => f.flag === 'event')!.example as Record<string, unknown>;
+    expect(Object.keys(event).sort()).toEqual(['content', 'event_type', 'id', 'summary', 'tags', 'timestamp']);
+  });
+
   it('an unknown command or flag is a usage error (exit 2)', async () => {
     expect((await cli(['minds_getMinds'])).code).toBe(2);
     const unknown = await cli(['minds_getMind', '--mind-id', mindId, '--nope']);
@@ -98,6 +118,17 @@ describe('what is sent and printed', () => {
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
   const env = () => ({ GATEWAY_MINDS_URL: base, GATEWAY_MINDS_TOKEN: 'bs_env' });
+
+  it('a date where the spec asks for a date-time (format: date-time) is refused before sending, saying the form', async () => {
+    calls.length = 0;
+    const result = await cli(['minds_getUsage', '--from', '2026-11-23', '--to', '2026-11-24T00:00:00Z'], env());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error: --from takes an RFC 3339 date-time such as 2026-11-21T12:00:00Z; got "2026-11-23"');
+    expect(calls).toEqual([]);
+    answer = { status: 200, body: {} };
+    expect((await cli(['minds_getUsage', '--from', '2026-11-23T00:00:00Z', '--to', '2026-11-24T00:00:00+01:00'], env())).code).toBe(0);
+    expect(calls).toHaveLength(1);
+  });
 
   it('parameters go to path, query and headers; body flags are typed; --body @file is merged under them', async () => {
     calls.length = 0;

@@ -38,6 +38,11 @@ describe('gateway-minds against the real stack', () => {
     expect(created.stderr).toMatch(/Mind [0-9a-f-]{36}: (provisioning|ready) .*waiting for ready/);
     const mindId: string = created.json.mind_id;
 
+    // The example --help shows for --event, pasted as is, is an event the server stores.
+    const help = (await spawnCli(['minds_insertEpisodicMemory', '--help'])).stdout;
+    const shown = /\n      e\.g\. --event '(.+)'\n/.exec(help)![1]!;
+    expect((await ok(['minds_insertEpisodicMemory', '--mind', mindId, '--event', shown])).json.id).toMatch(/^[0-9a-f-]{36}$/);
+
     const eventId = randomUUID();
     const event = JSON.stringify({ id: eventId, content: 'Standup moved to 10:00.', timestamp: new Date().toISOString(), event_type: 'Decision' });
     const { id: storageId } = (await ok(['minds_insertEpisodicMemory', '--mind', mindId, '--event', event])).json;

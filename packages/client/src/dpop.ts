@@ -15,7 +15,7 @@ export interface DpopKeyPair {
 export interface DpopOptions {
   /** The key pair the token is bound to (its public key's thumbprint is the token's `cnf.jkt`). */
   key: DpopKeyPair;
-  /** JWS algorithm; derived from the key when omitted (ES256/384/512, EdDSA, PS256, RS256). */
+  /** JWS algorithm; derived from the key when omitted (ES256/384/512, EdDSA, PS256, RS256); `Ed25519` may be named instead of `EdDSA`. */
   alg?: string;
   /**
    * On `DPOP_NONCE_REQUIRED`, sign again once with the nonce from the
@@ -23,6 +23,12 @@ export interface DpopOptions {
    * is never retried automatically, so the caller opts in.
    */
   retryWithNonce?: boolean;
+  /**
+   * The `Authorization` scheme the token travels in when a proof is sent:
+   * `DPoP` (default), as RFC 9449 §7.1 says a client sends a DPoP-bound token,
+   * or `Bearer`, the interface's form, which the gateway also accepts.
+   */
+  scheme?: 'DPoP' | 'Bearer';
 }
 
 const encoder = new TextEncoder();
@@ -91,7 +97,7 @@ export async function generateDpopKey(alg = 'ES256'): Promise<DpopKeyPair> {
 export async function importDpopKey(jwk: JWK): Promise<DpopKeyPair> {
   if (!jwk.d) throw new Error('the JWK holds no private key ("d")');
   const alg = jwk.alg ?? (jwk.kty === 'EC' ? ({ 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' } as Record<string, string>)[jwk.crv ?? ''] : jwk.kty === 'OKP' ? 'EdDSA' : 'RS256');
-  if (!alg) throw new Error(`cannot tell the algorithm of a ${jwk.kty} key`);
+  if (!alg) throw new Error(`cannot tell the algorithm of a key of type (kty) ${jwk.kty}`);
   const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = jwk;
   return { privateKey: (await importJWK(jwk, alg)) as CryptoKey, publicKey: (await importJWK(publicJwk, alg)) as CryptoKey };
 }

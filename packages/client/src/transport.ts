@@ -1,7 +1,7 @@
 /**
  * The one place a request leaves the client. openapi-fetch builds the Request;
- * this sends it: exactly one Bearer header (none on routes whose security is
- * empty), an Idempotency-Key made once per lifecycle mutation, a fresh DPoP
+ * this sends it: exactly one Authorization header, Bearer (none on routes whose
+ * security is empty; DPoP beside a proof, RFC 9449 §7.1), an Idempotency-Key made once per lifecycle mutation, a fresh DPoP
  * proof per attempt on agent operations, a deadline per attempt, the caller's
  * abort signal, and the opt-in retry of safe reads. Only operations whose
  * contract facts say `automaticRetry` are retried: mutations never, nor the
@@ -111,7 +111,11 @@ export class Transport {
     for (const [name, value] of Object.entries({ ...this.options.headers, ...context.headers })) headers.set(name, value);
     headers.delete('authorization');
     const token = await this.token();
-    if (token && (operation === undefined || operation.credential)) headers.set('authorization', `Bearer ${token}`);
+    const dpop = context.dpop === false ? undefined : (context.dpop ?? this.options.dpop);
+    const htm = operation?.dpopHtm;
+    // A token sent with a proof travels in the DPoP scheme (RFC 9449 §7.1) unless the caller asks for Bearer.
+    const scheme = dpop && htm ? (dpop.scheme ?? 'DPoP') : 'Bearer';
+    if (token && (operation === undefined || operation.credential)) headers.set('authorization', `${scheme} ${token}`);
 
     const keyHeader = operation?.idempotencyHeader;
     if (keyHeader) {
@@ -121,8 +125,6 @@ export class Transport {
     }
     const callContext = { ...context_, idempotencyKey: context.usedIdempotencyKey };
 
-    const dpop = context.dpop === false ? undefined : (context.dpop ?? this.options.dpop);
-    const htm = operation?.dpopHtm;
     const body = request.body ? await request.arrayBuffer() : undefined;
     const callerSignal = context.signal ?? request.signal;
     const timeoutMs = context.timeoutMs ?? this.options.timeoutMs ?? 60_000;

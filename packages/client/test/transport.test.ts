@@ -397,6 +397,23 @@ describe('DPoP', () => {
     server.reset((_c, res) => json(res, 200, mindJson()));
     await client({ dpop: { key } }).minds_getMind(getMind);
     expect(server.calls[0]!.headers.dpop).toBeUndefined();
+    expect(server.calls[0]!.headers.authorization).toBe('Bearer bs_test');
+  });
+
+  // RFC 9449 §7.1: "the DPoP-bound access token is sent using the Authorization request header
+  // field ... using an authentication scheme of DPoP"; `scheme: 'Bearer'` keeps the interface's form.
+  it('sends the token in the DPoP scheme beside a proof (RFC 9449 §7.1), or Bearer when asked', async () => {
+    const key = await generateDpopKey();
+    server.reset((_c, res) => json(res, 200, { item: null }));
+    const read = { params: { path: { storage_id: mindId }, query: { mind: mindId } } };
+    await client({ token: 'agt_token', dpop: { key } }).minds_agentGetEpisodicMemory(read);
+    await client({ token: 'agt_token', dpop: { key, scheme: 'Bearer' } }).minds_agentGetEpisodicMemory(read);
+    await client({ token: 'agt_token' }).minds_agentGetEpisodicMemory(read);
+    expect(server.calls.map((c) => [c.headers.authorization, c.headers.dpop !== undefined])).toEqual([
+      ['DPoP agt_token', true],
+      ['Bearer agt_token', true],
+      ['Bearer agt_token', false],
+    ]);
   });
 
   const nonceServer = (nonce: string, always = false) => (c: import('./support/server.js').Call, res: import('node:http').ServerResponse) => {

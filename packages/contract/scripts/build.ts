@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { bundle, loadConfig } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { stringify } from 'yaml';
-import { deriveCredentialSchemes, deriveErrorCatalog, deriveGatewayLimits, deriveOperationTable, type OpenApiDocument } from './derive.js';
+import { deriveAuthentication, deriveCredentialSchemes, deriveErrorCatalog, deriveGatewayLimits, deriveOperationTable, type OpenApiDocument } from './derive.js';
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = resolve(packageDir, '../..');
@@ -72,6 +72,11 @@ await writeFile(
 await writeFile(
   join(generatedDir, 'gateway-limits.ts'),
   `${banner}export const gatewayLimits = ${JSON.stringify(deriveGatewayLimits(bundled), null, 2)} as const;\n`,
+);
+
+await writeFile(
+  join(generatedDir, 'authentication.ts'),
+  `${banner}export const authentication = ${JSON.stringify(deriveAuthentication(bundled), null, 2)} as const;\n`,
 );
 
 const credentialSchemes = deriveCredentialSchemes(bundled);

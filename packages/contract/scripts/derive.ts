@@ -1,6 +1,6 @@
 /** Pure derivations from the bundled document, shared by the build and the tests. */
 import { httpMethods, type OpenApiDocument, type OpenApiParameter } from '../src/document-types.js';
-import type { ErrorCatalogFacts, ErrorEnvelopeField, ErrorType } from '../src/error-types.js';
+import type { AuthenticationFacts, ChallengeFacts, ErrorCatalogFacts, ErrorEnvelopeField, ErrorType } from '../src/error-types.js';
 import type { OperationFacts, ParameterFacts } from '../src/operation-types.js';
 
 export type { OpenApiDocument };
@@ -13,6 +13,7 @@ interface CatalogEntrySchema {
   'x-retry-after'?: boolean;
   'x-fields'?: ErrorEnvelopeField[];
   'x-outcome-unknown'?: boolean;
+  'x-challenge'?: { scheme: ChallengeFacts['scheme']; error?: string };
 }
 
 export function deriveErrorCatalog(doc: OpenApiDocument): Record<string, ErrorCatalogFacts> {
@@ -21,6 +22,10 @@ export function deriveErrorCatalog(doc: OpenApiDocument): Record<string, ErrorCa
   const catalog: Record<string, ErrorCatalogFacts> = {};
   for (const entry of schema.oneOf) {
     if (catalog[entry.const]) throw new Error(`error code ${entry.const} is listed twice`);
+    const challenge = entry['x-challenge'];
+    // RFC 9110 §15.5.2: a 401 MUST carry WWW-Authenticate, so every 401 code says which challenge.
+    if ((entry['x-status'] === 401) !== (challenge !== undefined)) throw new Error(`error code ${entry.const}: x-challenge belongs on exactly the 401 codes`);
+    if (challenge && challenge.scheme !== 'Bearer' && challenge.scheme !== 'DPoP') throw new Error(`error code ${entry.const}: x-challenge.scheme is Bearer or DPoP`);
     catalog[entry.const] = {
       status: entry['x-status'],
       type: entry['x-type'],
@@ -28,6 +33,7 @@ export function deriveErrorCatalog(doc: OpenApiDocument): Record<string, ErrorCa
       retryAfter: entry['x-retry-after'] ?? false,
       fields: entry['x-fields'] ?? [],
       outcomeUnknown: entry['x-outcome-unknown'] ?? false,
+      challenge: challenge ? { scheme: challenge.scheme, error: challenge.error ?? null } : null,
     };
   }
   return catalog;
@@ -120,12 +126,26 @@ export interface GatewayLimits {
   maxBodyBytes: number;
   /** The largest answer the gateway relays from a service (BAD_GATEWAY, response_too_large, above it). */
   maxUpstreamResponseBytes: number;
+  /** The request line plus headers a listener accepts (Node's maxHeaderSize): room for the longest path and query plus ordinary headers. */
+  maxHeaderBlockBytes: number;
+  /** How long a client may take to send a whole request, headers and body (Node's requestTimeout). */
+  requestReadTimeoutMs: number;
 }
 
 export function deriveGatewayLimits(doc: OpenApiDocument): GatewayLimits {
   const limits = doc.info['x-gateway-limits'] as Partial<GatewayLimits> | undefined;
-  for (const key of ['maxPathLength', 'maxQueryLength', 'maxBodyBytes', 'maxUpstreamResponseBytes'] as const) {
+  for (const key of ['maxPathLength', 'maxQueryLength', 'maxBodyBytes', 'maxUpstreamResponseBytes', 'maxHeaderBlockBytes', 'requestReadTimeoutMs'] as const) {
     if (!Number.isInteger(limits?.[key])) throw new Error(`info.x-gateway-limits.${key} must be a whole number`);
   }
   return limits as GatewayLimits;
+}
+
+export function deriveAuthentication(doc: OpenApiDocument): AuthenticationFacts {
+  const facts = doc.info['x-authentication'] as Partial<AuthenticationFacts> | undefined;
+  // The realm is sent as an RFC 9110 quoted-string: keep it to characters that need no escaping.
+  if (typeof facts?.realm !== 'string' || !/^[\x21\x23-\x5b\x5d-\x7e ]+$/.test(facts.realm)) throw new Error('info.x-authentication.realm must be a plain string');
+  if (!Array.isArray(facts.dpopAlgorithms) || facts.dpopAlgorithms.length === 0 || !facts.dpopAlgorithms.every((a) => /^[A-Za-z0-9]+$/.test(a))) {
+    throw new Error('info.x-authentication.dpopAlgorithms must list JWS algorithm names');
+  }
+  return { realm: facts.realm, dpopAlgorithms: facts.dpopAlgorithms };
 }

@@ -3,6 +3,22 @@ import type { components } from './generated/schema.js';
 export type ErrorType = components['schemas']['ErrorType'];
 export type ErrorEnvelopeField = 'required_scope' | 'reason' | 'layer';
 
+/** The WWW-Authenticate challenge a 401 code answers with (x-challenge). */
+export interface ChallengeFacts {
+  /** The scheme whose challenge carries the error: Bearer (RFC 6750 §3) or DPoP (RFC 9449 §7.1). */
+  scheme: 'Bearer' | 'DPoP';
+  /** The challenge's `error` attribute; null when the request carried no usable credential. */
+  error: string | null;
+}
+
+/** info.x-authentication: what every challenge names. */
+export interface AuthenticationFacts {
+  /** The protection space (RFC 9110 §11.5), sent as `realm`. */
+  realm: string;
+  /** JWS algorithms a DPoP proof may use: the gateway accepts exactly these, and lists them in `algs`. */
+  dpopAlgorithms: readonly string[];
+}
+
 /** What the catalog (spec/components/schemas/ErrorCode.yaml) says about one code. */
 export interface ErrorCatalogFacts {
   status: number;
@@ -14,4 +30,6 @@ export interface ErrorCatalogFacts {
   fields: readonly ErrorEnvelopeField[];
   /** After a mutation the outcome may be unknown. */
   outcomeUnknown: boolean;
+  /** On every 401 (RFC 9110 §15.5.2): the challenge it answers with; null on other statuses. */
+  challenge: ChallengeFacts | null;
 }

@@ -11,8 +11,10 @@ export { errorCatalog } from './generated/error-catalog.js';
 export { operationTable } from './generated/operation-table.js';
 /** Per credential kind: its security scheme name and token prefix. */
 export { credentialSchemes } from './generated/credential-schemes.js';
-/** Path, query and body limits every route obeys (info.x-gateway-limits). */
+/** Path, query, body, header-block and read-deadline limits every route obeys (info.x-gateway-limits). */
 export { gatewayLimits } from './generated/gateway-limits.js';
+/** What every WWW-Authenticate challenge names: realm and DPoP algorithms (info.x-authentication). */
+export { authentication } from './generated/authentication.js';
 export type * from './document-types.js';
 export type * from './error-types.js';
 export type * from './operation-types.js';

@@ -73,7 +73,13 @@ describe('constraints stated by the interface', () => {
       expect(keyword('x-min-bytes')).toBe(want.minBytes);
       expect(keyword('minLength')).toBe(want.minBytes);
     }
-    if (want.notOnlyWhitespace) expect(keyword('pattern')).toBe('\\S');
+    if (want.notOnlyWhitespace) {
+      // The pattern is judged by what it accepts: not only whitespace (the interface), and no
+      // U+0000 (DECISIONS.md "Text that cannot be stored as sent").
+      const pattern = new RegExp(keyword('pattern') as string, 'u');
+      expect(['x', ' a b ', '\u00e9'].map((text) => pattern.test(text)), 'accepts text with a non-space').toEqual([true, true, true]);
+      expect(['', ' ', ' \t\n ', 'a\u0000b', '\u0000'].map((text) => pattern.test(text)), 'refuses whitespace only or U+0000').toEqual([false, false, false, false, false]);
+    }
     if (want.nullable !== undefined) {
       const nullable = types.includes('null') || alternatives.some((a) => a.type === 'null') || (schema.enum as unknown[] | undefined)?.includes(null) === true;
       expect(nullable, 'nullable').toBe(want.nullable);

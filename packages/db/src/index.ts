@@ -11,6 +11,8 @@ import type { Database, OpenDatabaseOptions } from './types.js';
 export type { Database, IsolationLevel, OpenDatabaseOptions, Queryable, QueryOptions, QueryResult, TransactionOptions } from './types.js';
 export { readMigrations, type Migration } from './migrations.js';
 export { isPageCost } from './planner.js';
+export { DatabaseUnavailableError, isDatabaseUnavailable } from './availability.js';
+export { applicationName } from './postgres.js';
 
 /** Schema names are spliced into SQL and connection options, so only plain lower-case identifiers pass. */
 const schemaName = /^[a-z_][a-z0-9_]{0,62}$/;

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import lockfile from 'proper-lockfile';
+import { classifyDatabaseError, DatabaseUnavailableError } from './availability.js';
 import { migrate } from './migrations.js';
 import { typeParsers } from './parsers.js';
 import { PgliteStatements } from './pglite-statements.js';
@@ -204,10 +205,11 @@ class PgliteDatabase implements Database {
     private readonly analyze: AutoAnalyze,
   ) {}
 
+  /** A closed database, or a directory another process took over, is unavailable rather than broken (availability.ts). */
   #checkUsable(): void {
     assertNotInTransaction(this);
-    if (this.lock.lost) throw this.lock.lost;
-    if (this.#closed) throw new Error('database is closed');
+    if (this.lock.lost) throw new DatabaseUnavailableError(this.lock.lost);
+    if (this.#closed) throw new DatabaseUnavailableError(new Error('database is closed'));
   }
 
   async query<Row = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<Row>> {
@@ -217,15 +219,23 @@ class PgliteDatabase implements Database {
   }
 
   async #run<Row>(sql: string, params: unknown[] | undefined, options: QueryOptions | undefined, inTransaction: boolean): Promise<QueryResult<Row>> {
-    const result = await this.statements.run<Row>(sql, params ?? [], options, inTransaction);
-    this.analyze.note({ command: result.command, affectedRows: result.rowCount });
-    return { rows: result.rows, rowCount: result.rowCount };
+    try {
+      const result = await this.statements.run<Row>(sql, params ?? [], options, inTransaction);
+      this.analyze.note({ command: result.command, affectedRows: result.rowCount });
+      return { rows: result.rows, rowCount: result.rowCount };
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
   }
 
   async exec(sql: string): Promise<void> {
     this.#checkUsable();
     await yieldToEventLoop();
-    for (const result of await this.pg.exec(sql)) this.analyze.note(result);
+    try {
+      for (const result of await this.pg.exec(sql)) this.analyze.note(result);
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T> {

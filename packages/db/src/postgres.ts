@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { classifyDatabaseError } from './availability.js';
 import { migrate, type MigrationConnection } from './migrations.js';
 import { typeParsers } from './parsers.js';
 import { pageCostSettings } from './planner.js';
@@ -12,6 +13,9 @@ export async function openPostgres(options: OpenDatabaseOptions, url: string): P
     connectionString: url,
     max: options.poolSize ?? 10,
     types: typeParsers(),
+    // Names the service's connections in pg_stat_activity (an operator, or a test, can find and
+    // terminate exactly them); at most 63 bytes, as the server keeps.
+    application_name: applicationName(options.schema),
     // Sent in the startup packet: every pooled connection has these from its first statement.
     options: [`-c search_path=${options.schema}`, ...pageCostSettings(options.pageCost).map(([name, value]) => `-c ${name}=${value}`)].join(' '),
   });
@@ -25,6 +29,11 @@ export async function openPostgres(options: OpenDatabaseOptions, url: string): P
     throw error;
   }
   return new PostgresDatabase(pool);
+}
+
+/** The application_name of a schema's connections: `gateway-minds:<schema>`. */
+export function applicationName(schema: string): string {
+  return `gateway-minds:${schema}`.slice(0, 63);
 }
 
 /**
@@ -126,23 +135,29 @@ class PostgresDatabase implements Database {
     try {
       return toResult<Row>(await this.pool.query(statement(sql, params, options)));
     } catch (error) {
-      if (!preparedStatementStale(error)) throw error;
+      if (!preparedStatementStale(error)) throw classifyDatabaseError(error);
       // pg-pool has destroyed the connection, and its statements with it; nothing was done, so
       // the statement runs once more, unnamed, as other connections may hold the same stale one.
-      return toResult<Row>(await this.pool.query(statement(sql, params, { planEachCall: true })));
+      return toResult<Row>(await this.pool.query(statement(sql, params, { planEachCall: true })).catch((retryError: unknown) => {
+        throw classifyDatabaseError(retryError);
+      }));
     }
   }
 
   async exec(sql: string): Promise<void> {
     assertNotInTransaction(this);
     // Without parameters pg uses the simple query protocol, which accepts several statements.
-    await this.pool.query(sql);
+    await this.pool.query(sql).catch((error: unknown) => {
+      throw classifyDatabaseError(error);
+    });
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T> {
     assertNotInTransaction(this);
     const begin = `BEGIN ISOLATION LEVEL ${isolationSql(options?.isolation)}`;
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw classifyDatabaseError(error);
+    });
     const watch = watchClient(client);
     let stale: Error | undefined;
     const tx: Queryable = {
@@ -152,12 +167,15 @@ class PostgresDatabase implements Database {
         } catch (error) {
           // The transaction has failed; the connection holding the stale statement is not reused.
           if (preparedStatementStale(error)) stale = error as Error;
-          throw error;
+          throw classifyDatabaseError(error);
         }
       },
     };
     try {
       return await transact(client, begin, () => runInTransactionScope(this, () => fn(tx)), watch);
+    } catch (error) {
+      // BEGIN or COMMIT lost with the connection: after COMMIT was sent, the outcome is unknown.
+      throw classifyDatabaseError(error);
     } finally {
       watch.stop();
       // A connection that failed is closed rather than handed to the next caller.

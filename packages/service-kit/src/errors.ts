@@ -3,7 +3,8 @@
  * Retry-After rule and required fields come from the contract, never from
  * the call site.
  */
-import { errorCatalog, errorDocsUrl, type ErrorCode, type ErrorEnvelope } from '@gateway-minds/contract';
+import { errorCatalog, errorDocsUrl, type ErrorCode, type ErrorEnvelope, type OperationFacts } from '@gateway-minds/contract';
+import { wwwAuthenticateFor } from './challenge.js';
 
 export interface ValidationIssue {
   location: string;
@@ -17,7 +18,7 @@ export interface ApiErrorDetails {
   /** Seconds for the Retry-After header; required by codes whose catalog entry says so. */
   retryAfterSeconds?: number;
   errors?: ValidationIssue[];
-  /** Extra response headers (Allow on 405, dpop-nonce on DPOP_NONCE_REQUIRED). */
+  /** Extra response headers (Allow on 405, dpop-nonce on DPOP_NONCE_REQUIRED); WWW-Authenticate comes from the catalog. */
   headers?: Record<string, string>;
 }
 
@@ -64,10 +65,12 @@ export function envelopeOf(error: ApiError, requestId: string, docsBaseUrl: stri
   };
 }
 
-/** Response headers an error carries besides its body. */
-export function errorHeaders(error: ApiError): Record<string, string> {
+/** Response headers an error carries besides its body; `operation` (when matched) shapes a 401's challenge. */
+export function errorHeaders(error: ApiError, operation?: Pick<OperationFacts, 'dpopHtm'>): Record<string, string> {
+  const challenge = wwwAuthenticateFor(error.code, operation);
   return {
     ...(error.details.retryAfterSeconds ? { 'Retry-After': String(Math.ceil(error.details.retryAfterSeconds)) } : {}),
+    ...(challenge ? { 'WWW-Authenticate': challenge } : {}),
     ...error.details.headers,
   };
 }

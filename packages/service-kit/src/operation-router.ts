@@ -56,7 +56,7 @@ export function createOperationRouter(operations: Iterable<OperationFacts>) {
 
   return {
     match(method: string, pathname: string): RouteMatch {
-      const wanted = method.toLowerCase() as HttpMethod;
+      const wanted = (method === 'HEAD' ? 'get' : method.toLowerCase()) as HttpMethod;
       const allow = new Set<string>();
       for (const template of ordered) {
         const found = template.pattern.exec(pathname);
@@ -74,6 +74,8 @@ export function createOperationRouter(operations: Iterable<OperationFacts>) {
         }
         for (const m of template.byMethod.keys()) allow.add(m.toUpperCase());
       }
+      // RFC 9110 §9.3.2: wherever GET is allowed, so is HEAD (the service app answers it as GET).
+      if (allow.has('GET')) allow.add('HEAD');
       return allow.size ? { kind: 'method-not-allowed', allow: [...allow].sort() } : { kind: 'not-found' };
     },
   };

@@ -1,7 +1,7 @@
 /**
  * An Express 5 app that serves a set of contract operations:
  *
- *   request id -> operation match (404/405) -> `authenticate` hook ->
+ *   HEAD as GET -> request id -> operation match (404/405) -> `authenticate` hook ->
  *   body/query shape guards -> JSON body -> express-openapi-validator
  *   (request always; responses when asked) -> UTF-8 byte limits -> handler
  *   bound by operation id -> every error as the contract's envelope.
@@ -13,6 +13,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { dereference, gatewayLimits, pruneUnreachableComponents, type ErrorCode, type JsonSchema, type OpenApiDocument, type OperationFacts } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { byteLimitViolations, hasByteLimits } from './byte-limits.js';
+import { answeredByListener } from './contract-server.js';
 import { ApiError, envelopeOf, errorHeaders, type ValidationIssue } from './errors.js';
 import { installLazySpecValidator } from './lazy-spec-validator.js';
 import type { Logger } from './logger.js';
@@ -61,6 +62,12 @@ export interface ServiceAppOptions {
   unmatched?: (req: Request, res: Response, next: NextFunction, router: OperationRouter) => unknown;
   /** Headers to add to every response. */
   responseHeaders?: Record<string, string>;
+  /**
+   * Maps an error that is not an ApiError to the catalog before it would become INTERNAL_ERROR:
+   * a service's own knowledge of its failures (a lost database is its unavailability code).
+   * Returns undefined for errors it does not know.
+   */
+  mapError?: (err: unknown, context: RequestContext | undefined) => ApiError | undefined;
   /**
    * Services behind the gateway reuse the gateway's request id (sent as
    * X-Request-Id) so that one id names the request end to end.
@@ -117,7 +124,18 @@ export function shapeError(req: Request, operation: OperationFacts, integerQuery
   }
   if (!operation.hasRequestBody) return hasBody(req) ? new ApiError('BODY_NOT_ALLOWED', 'This operation takes no body.') : undefined;
   if (!hasBody(req) || !isJson(req)) return new ApiError('JSON_REQUIRED', 'The body must be application/json.');
+  // A declared length over the limit is refused before any byte of the body is read
+  // (the body parser would read the whole body first; DECISIONS.md "Limits not shown").
+  if (Number(req.headers['content-length']) > BODY_LIMIT_BYTES) {
+    return new ApiError('PAYLOAD_TOO_LARGE', `The body exceeds this operation's limit of ${BODY_LIMIT_BYTES} bytes.`);
+  }
   return undefined;
+}
+
+/** A body read that failed because the client aborted or reset its request. */
+function isClientAbort(err: { type?: string; code?: string } | undefined, req: Request): boolean {
+  if (err?.type === 'request.aborted') return true;
+  return req.readableAborted && (err?.code === 'ECONNRESET' || err?.type === 'stream.not.readable');
 }
 
 /** No U+0000 (PostgreSQL cannot store it) and no lone surrogate. */
@@ -213,6 +231,13 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.set('etag', false);
   app.set('query parser', 'extended');
 
+  // RFC 9110 §9.3.2: HEAD is answered wherever GET is, with GET's status and headers and no body.
+  // The request runs as the GET it mirrors (operation match, validation, handler); Node already
+  // leaves the body out of a response to a HEAD request, and Express keeps GET's Content-Length.
+  const headAsGet: RequestHandler = (req, _res, next) => {
+    if (req.method === 'HEAD') req.method = 'GET';
+    next();
+  };
   const assignRequestId: RequestHandler = (req, res, next) => {
     const offered = req.headers['x-request-id'];
     const requestId = options.trustRequestIdHeader && typeof offered === 'string' && requestIdPattern.test(offered) ? offered : newRequestId();
@@ -292,14 +317,24 @@ export function createServiceApp(options: ServiceAppOptions): Express {
 
   // The whole pipeline, in order, as one Express layer (middleware-chain.ts says why).
   app.use(
-    middlewareChain(assignRequestId, options.preflight, matchOperation, options.authenticate, operationGuard, checkShape, parseJson, checkBodyText, ...validator, dispatch),
+    middlewareChain(headAsGet, assignRequestId, options.preflight, matchOperation, options.authenticate, operationGuard, checkShape, parseJson, checkBodyText, ...validator, dispatch),
   );
 
   const onError: ErrorRequestHandler = (err, req, res, _next) => {
     const context = res.locals.context as RequestContext | undefined;
+    if (answeredByListener.has(req.socket)) return; // the listener answered already (a read deadline passed)
+    if (isClientAbort(err, req)) {
+      // The client went away mid-request: nothing to answer and nothing wrong with the server.
+      logger.info({ requestId: context?.requestId, operationId: context?.operation?.operationId, received: err?.received, expected: err?.expected }, 'client aborted the request');
+      return;
+    }
+    const mapped = err instanceof ApiError ? undefined : options.mapError?.(err, context);
     let error: ApiError;
     if (err instanceof ApiError) {
       error = err;
+    } else if (mapped) {
+      error = mapped;
+      logger.warn({ err, requestId: context?.requestId, operationId: context?.operation?.operationId }, `answered ${mapped.code}`);
     } else if (err?.type === 'entity.parse.failed') {
       error = new ApiError('INVALID_ARGUMENT', 'The body is not valid JSON.');
     } else if (err?.type === 'entity.verify.failed') {
@@ -318,8 +353,10 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       });
     }
     if (res.headersSent) return res.end();
+    // A body left unread (refused before reading it) is not drained: the connection closes after the answer.
+    if (hasBody(req) && !req.complete) res.setHeader('Connection', 'close');
     const requestId = context?.requestId ?? newRequestId();
-    res.status(error.status).set(errorHeaders(error)).json(envelopeOf(error, requestId, typeof docsBaseUrl === 'function' ? docsBaseUrl() : docsBaseUrl));
+    res.status(error.status).set(errorHeaders(error, context?.operation)).json(envelopeOf(error, requestId, typeof docsBaseUrl === 'function' ? docsBaseUrl() : docsBaseUrl));
   };
   app.use(onError);
   return app;

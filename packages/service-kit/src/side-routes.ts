@@ -9,6 +9,19 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
 export const HEALTH_PATH = '/healthz';
 
 /**
+ * Where a service says, outside the contract, which of its operations it admits now:
+ * `{"operations": ["minds_listMinds", ...]}`. The gateway's GET /v1/openapi.json lists an
+ * operation behind an admission setting only when its service names it here
+ * (spec/DECISIONS.md, "The openapi.json body").
+ */
+export const ADMITTED_OPERATIONS_PATH = '/admitted-operations';
+
+/** The body a service answers at ADMITTED_OPERATIONS_PATH. */
+export interface AdmittedOperations {
+  operations: string[];
+}
+
+/**
  * The HTTP listener of a service: requests under a side prefix outside the contract (the
  * gateway's /docs site, a service's /healthz) go to that prefix's handler, everything else
  * straight to the contract app. Mounting the contract app inside an outer Express app instead

@@ -101,7 +101,7 @@ describe('refusals', () => {
     expect(body.error.request_id).toBe(headers.get('x-request-id'));
     expect(body.error.docs_url).toBe(`http://docs.test/errors.html#${code}`);
     expect(reachedHandler).toBe(before);
-    if (code === 'METHOD_NOT_ALLOWED') expect(headers.get('allow')).toBe('GET');
+    if (code === 'METHOD_NOT_ALLOWED') expect(headers.get('allow')).toBe('GET, HEAD'); // RFC 9110 §9.3.2
   });
 });
 

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { pgliteTemplate } from '@gateway-minds/db/testing';
 import { loadConfig, startGateway, type Gateway } from '@gateway-minds/gateway';
-import { assertionKeyFiles, ensureAssertionKeys, type CredentialKind } from '@gateway-minds/service-kit';
+import { assertionKeyFiles, ensureAssertionKeys, type CredentialKind, type Logger } from '@gateway-minds/service-kit';
 
 export { pgliteTemplate };
 
@@ -41,6 +41,8 @@ export interface StackOptions {
   gatewayEnv?: Record<string, string>;
   /** Extra Minds environment. */
   mindsEnv?: Record<string, string>;
+  /** Where the gateway and the Minds service log (silent by default under vitest): a test reads what they logged. */
+  loggers?: { gateway?: Logger; minds?: Logger };
 }
 
 export interface Stack {
@@ -51,6 +53,8 @@ export interface Stack {
   gateway: Gateway;
   /** Whether the Minds service runs behind the gateway. */
   minds: boolean;
+  /** On PostgreSQL (TEST_DATABASE_URL), each service's schema: its connections are named by it (`applicationName` of @gateway-minds/db). */
+  schemas: { gateway: string; minds: string } | null;
   admin<T = Record<string, unknown>>(path: string, body: unknown): Promise<T>;
   /** A credential through POST /admin/credentials (kind, scopes, dpop_jkt, agent_id, sandbox...). */
   issue(kind: CredentialKind, options?: Record<string, unknown>): Promise<IssuedCredential>;
@@ -105,6 +109,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schemas.gateway } : {}),
       ...options.gatewayEnv,
     }),
+    options.loggers?.gateway,
   );
   let closeMinds = async () => {};
   try {
@@ -121,7 +126,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         MINDS_HOST_STOP_MS: '200',
         ...options.mindsEnv,
       });
-      const minds = await createMindsService({ ...service, ...(databaseUrl ? { databaseUrl, schema: schemas.minds } : {}) });
+      const minds = await createMindsService({ ...service, ...(options.loggers?.minds ? { logger: options.loggers.minds } : {}), ...(databaseUrl ? { databaseUrl, schema: schemas.minds } : {}) });
       await minds.listen(mindsPort, '127.0.0.1');
       closeMinds = () => minds.close();
     }
@@ -153,6 +158,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     dataDir,
     gateway,
     minds: withMinds,
+    schemas: databaseUrl ? schemas : null,
     admin,
     issue: (kind, extra = {}) => admin<IssuedCredential>('/admin/credentials', { kind, ...extra }),
     async createAgent() {

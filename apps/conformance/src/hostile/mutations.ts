@@ -25,7 +25,7 @@ import { fastFormats } from 'ajv-formats/dist/formats.js';
 import type { ErrorCode, JsonSchema } from '@gateway-minds/contract';
 import { encodeQuery, render, validParts, type Fixture, type HostileCase, type RequestParts } from './requests.js';
 import { literalSegments, schemaErrors, type OperationSpec, type ParameterSpec } from './spec.js';
-import { codePoints, copy, jsonText, RawJson, setKey, typesOf, utf8ByteLength, validArbitrary, type JsonType } from './values.js';
+import { codePoints, copy, isFreeTextPattern, jsonText, RawJson, refusesWhitespaceOnly, setKey, typesOf, utf8ByteLength, validArbitrary, type JsonType } from './values.js';
 
 /** 64 KiB: the contract's body limit (spec/DECISIONS.md, "Per-operation body limits"). */
 export const BODY_LIMIT = 64 * 1024;
@@ -81,7 +81,7 @@ function stringViolations(schema: JsonSchema, context: Context): Replacement[] {
   const maxLength = schema.maxLength as number | undefined;
   const maxBytes = schema['x-max-bytes'] as number | undefined;
   const pattern = typeof schema.pattern === 'string' ? schema.pattern : undefined;
-  const structured = pattern !== undefined && pattern !== '\\S';
+  const structured = pattern !== undefined && !isFreeTextPattern(pattern);
   const valid = validArbitrary(schema) as fc.Arbitrary<string>;
   const usable = (s: string) => fits[context](s);
 
@@ -116,7 +116,7 @@ function stringViolations(schema: JsonSchema, context: Context): Replacement[] {
       value: corrupted.filter((s) => !re.test(s) && codePoints(s) >= (minLength ?? 0) && codePoints(s) <= (maxLength ?? Infinity) && usable(s)),
     });
   }
-  if (pattern === '\\S') {
+  if (isFreeTextPattern(pattern) && refusesWhitespaceOnly(pattern)) {
     const max = Math.min(maxLength ?? 20, 20);
     out.push({
       kind: 'whitespace-only',

@@ -60,6 +60,20 @@ export function copy<T>(value: T): T {
   return value;
 }
 
+/**
+ * Whether a string pattern describes free text (it accepts an ordinary sentence), as the
+ * contract's "not only whitespace" and "no U+0000" patterns do, rather than an identifier's shape.
+ * Judged by what the pattern accepts, so the suite copies no pattern from the spec.
+ */
+export function isFreeTextPattern(pattern: string | undefined): pattern is string {
+  return pattern !== undefined && new RegExp(pattern, 'u').test('Free text, \u00e9 \u{1F600}!');
+}
+
+/** Whether a free-text pattern refuses text that is only whitespace. */
+export function refusesWhitespaceOnly(pattern: string): boolean {
+  return !new RegExp(pattern, 'u').test(' \t ');
+}
+
 /** Printable text without U+0000 (that one has its own test), within the schema's character and byte bounds. */
 function textArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   const minLength = (schema.minLength as number | undefined) ?? 0;
@@ -100,7 +114,7 @@ export function validArbitrary(schema: JsonSchema): fc.Arbitrary<unknown> {
           .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true })
           .map((d) => d.toISOString());
       }
-      if (typeof schema.pattern === 'string' && schema.pattern !== '\\S') {
+      if (typeof schema.pattern === 'string' && !isFreeTextPattern(schema.pattern)) {
         const maxLength = (schema.maxLength as number | undefined) ?? Infinity;
         const minLength = (schema.minLength as number | undefined) ?? 0;
         return fc

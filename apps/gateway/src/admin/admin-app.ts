@@ -8,9 +8,10 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import type { CryptoKey } from 'jose';
-import { credentialSchemes, operationTable, type OperationFacts } from '@gateway-minds/contract';
+import { credentialSchemes } from '@gateway-minds/contract';
 import { ASSERTION_HEADER, verifyAssertion, type CredentialKind } from '@gateway-minds/service-kit';
 import type { CredentialStore } from '../iam/credentials.js';
+import { defaultScopes, isJwkThumbprint, JWK_THUMBPRINT_RULE, knownScopes, unknownScopes } from './admin-rules.js';
 
 export interface AdminDeps {
   store: CredentialStore;
@@ -21,24 +22,20 @@ export interface AdminDeps {
   audiences: string[];
 }
 
-/** Every scope an operation asks of a credential kind's scheme: a new credential of that kind gets them by default. */
-export function defaultScopes(kind: CredentialKind): string[] {
-  const scheme = credentialSchemes[kind].scheme;
-  const scopes = new Set<string>();
-  for (const operation of Object.values(operationTable) as OperationFacts[]) {
-    for (const requirement of operation.security) if (requirement.scheme === scheme) requirement.scopes.forEach((s) => scopes.add(s));
-  }
-  return [...scopes].sort();
-}
-
 class AdminError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** A 401's WWW-Authenticate challenge (RFC 9110 §15.5.2: every 401 carries one). */
+    readonly challenge?: string,
   ) {
     super(message);
   }
 }
+
+/** The internal route's credential is the gateway's own assertion header, not an Authorization scheme. */
+const ASSERTION_CHALLENGE = `Gateway-Assertion realm="gateway-minds-internal", header="${ASSERTION_HEADER}"`;
+const ADMIN_CHALLENGE = 'Bearer realm="gateway-minds-admin"';
 
 export function createAdminApp(deps: AdminDeps) {
   const app = express();
@@ -47,7 +44,7 @@ export function createAdminApp(deps: AdminDeps) {
 
   app.get('/internal/iam/agents/:agentId', async (req, res) => {
     const token = req.headers[ASSERTION_HEADER];
-    if (!deps.assertionPublicKey || typeof token !== 'string') throw new AdminError(401, 'an assertion is required');
+    if (!deps.assertionPublicKey || typeof token !== 'string') throw new AdminError(401, 'an assertion is required', ASSERTION_CHALLENGE);
     let org: string | undefined;
     for (const audience of deps.audiences) {
       try {
@@ -57,7 +54,7 @@ export function createAdminApp(deps: AdminDeps) {
         // try the next audience
       }
     }
-    if (!org) throw new AdminError(401, 'the assertion is invalid');
+    if (!org) throw new AdminError(401, 'the assertion is invalid', ASSERTION_CHALLENGE);
     const agent = await deps.store.findAgent(req.params.agentId, org);
     if (!agent) throw new AdminError(404, 'no such agent in the organization');
     res.json({ id: agent.id, organizationId: agent.organizationId, did: agent.did, createdAtMs: agent.createdAtMs });
@@ -66,7 +63,7 @@ export function createAdminApp(deps: AdminDeps) {
   const requireAdmin: RequestHandler = (req, _res, next) => {
     const presented = Buffer.from(String(req.headers.authorization ?? '').replace(/^Bearer /i, ''));
     const expected = Buffer.from(deps.adminToken);
-    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw new AdminError(401, 'admin token required');
+    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw new AdminError(401, 'admin token required', req.headers.authorization ? `${ADMIN_CHALLENGE}, error="invalid_token"` : ADMIN_CHALLENGE);
     next();
   };
   app.use('/admin', requireAdmin);
@@ -77,16 +74,25 @@ export function createAdminApp(deps: AdminDeps) {
     res.status(201).json({ organization_id: created.organizationId, project_id: created.projectId });
   });
 
+  /** A clean 404 instead of the database's foreign-key message. */
+  const requireOrganization = async (organizationId: string) => {
+    if (!(await deps.store.hasOrganization(organizationId))) throw new AdminError(404, `no organization ${organizationId}`);
+  };
+
   app.post('/admin/projects', async (req, res) => {
     const { organization_id: organizationId, name } = req.body ?? {};
     if (typeof organizationId !== 'string') throw new AdminError(400, 'organization_id is required');
+    await requireOrganization(organizationId);
     res.status(201).json({ project_id: await deps.store.createProject(organizationId, typeof name === 'string' ? name : 'Project') });
   });
 
   app.post('/admin/agents', async (req, res) => {
     const organizationId = req.body?.organization_id;
     if (typeof organizationId !== 'string') throw new AdminError(400, 'organization_id is required');
-    res.status(201).json(await deps.store.createAgent(organizationId));
+    await requireOrganization(organizationId);
+    const agent = await deps.store.createAgent(organizationId);
+    // snake_case like every other admin answer
+    res.status(201).json({ id: agent.id, organization_id: agent.organizationId, did: agent.did, created_at: new Date(agent.createdAtMs).toISOString() });
   });
 
   app.get('/admin/defaults', async (_req, res) => {
@@ -101,6 +107,25 @@ export function createAdminApp(deps: AdminDeps) {
     const organizationId = (body.organization_id as string | undefined) ?? defaults?.organizationId;
     if (!organizationId) throw new AdminError(400, 'organization_id is required (no organization exists yet)');
     const projectId = (body.project_id as string | undefined) ?? (body.organization_id ? undefined : defaults?.projectId);
+    await requireOrganization(organizationId);
+    if (projectId !== undefined && !(await deps.store.hasProject(projectId, organizationId))) {
+      throw new AdminError(404, `no project ${projectId} in organization ${organizationId}`);
+    }
+    if (body.agent_id !== undefined && (typeof body.agent_id !== 'string' || !(await deps.store.findAgent(body.agent_id, organizationId)))) {
+      throw new AdminError(404, `no agent ${String(body.agent_id)} in organization ${organizationId}`);
+    }
+    if (body.scopes !== undefined) {
+      const unknown = Array.isArray(body.scopes) ? unknownScopes(body.scopes) : [String(body.scopes)];
+      if (unknown.length) throw new AdminError(400, `unknown scopes: ${unknown.join(', ')} (the contract knows ${knownScopes().join(', ')})`);
+    }
+    if (body.dpop_jkt !== undefined && body.dpop_jkt !== null && !isJwkThumbprint(body.dpop_jkt)) {
+      throw new AdminError(400, `dpop_jkt must be ${JWK_THUMBPRINT_RULE}`);
+    }
+    for (const field of ['expires_in_seconds', 'selection_expires_in_seconds']) {
+      const value = body[field];
+      // Negative is allowed: tests issue credentials that are already expired.
+      if (value !== undefined && value !== null && !Number.isSafeInteger(value)) throw new AdminError(400, `${field} must be a whole number of seconds`);
+    }
     const isSession = kind === 'bridge_session';
     const credential = await deps.store.issue({
       kind,
@@ -142,6 +167,7 @@ export function createAdminApp(deps: AdminDeps) {
   const onError: ErrorRequestHandler = (err, _req, res, _next) => {
     // Local, token-protected tooling: say what went wrong (a foreign key, an unknown agent).
     const status = err instanceof AdminError ? err.status : 400;
+    if (err instanceof AdminError && err.challenge) res.set('WWW-Authenticate', err.challenge);
     res.status(status).json({ error: err instanceof Error ? err.message : String(err) });
   };
   app.use(onError);

@@ -2,7 +2,8 @@
  * Bearer authentication against the credential store, then the operation's
  * own credential rules, all read from the contract's operation table:
  *
- *   exactly one `Authorization: Bearer` (else BEARER_REQUIRED; a cookie or
+ *   exactly one `Authorization: Bearer` (or `DPoP` for a sender-constrained
+ *   agent token; else BEARER_REQUIRED; a cookie or
  *   forwarded authority instead of one: AMBIENT_AUTHORITY_NOT_ALLOWED) ->
  *   known, unexpired, unrevoked (CREDENTIAL_INVALID, or the agent codes on
  *   agent operations) -> selection not expired (SELECTION_EXPIRED) -> rate
@@ -21,7 +22,8 @@ import { consume } from './rate-limit.js';
 /** Headers that carry authority without an explicit bearer (spec/DECISIONS.md, "Ambient authority"). */
 export const AMBIENT_AUTHORITY_HEADERS = ['cookie', 'proxy-authorization', 'x-forwarded-authorization', 'x-forwarded-access-token', 'x-forwarded-user', 'x-forwarded-email'];
 
-const bearer = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+/** `Bearer` (RFC 6750 §2.1), or `DPoP` (RFC 9449 §7.1) for a sender-constrained agent token; then the token68. */
+const credentialHeader = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 export interface AuthenticatorDeps {
   store: CredentialStore;
@@ -70,8 +72,8 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
       throw new ApiError('BEARER_REQUIRED', 'Send exactly one Authorization: Bearer header.');
     }
     if (authorization.length > 1) throw new ApiError('BEARER_REQUIRED', 'Send exactly one Authorization header, not several.');
-    const token = bearer.exec(authorization[0]!)?.[1];
-    if (!token) throw new ApiError('BEARER_REQUIRED', 'The Authorization header must use the Bearer scheme.');
+    const [, scheme, token] = credentialHeader.exec(authorization[0]!) ?? [];
+    if (!token) throw new ApiError('BEARER_REQUIRED', 'The Authorization header must use the Bearer scheme (or DPoP, for a sender-constrained agent token).');
 
     const agentOperation = operation.security.some((s) => agentSchemes.has(s.scheme));
     const record = await deps.store.lookup(token);
@@ -81,6 +83,9 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
       if (agentOperation && claimed === 'agent_credential') throw new ApiError('INVALID_AGENT_CREDENTIAL', 'The agent credential is invalid.');
       if (agentOperation && claimed === 'agent_token') throw new ApiError('INVALID_AGENT_TOKEN', 'The agent token is invalid or expired.');
       throw new ApiError('CREDENTIAL_INVALID', 'The credential is invalid, expired or revoked.');
+    }
+    if (scheme!.toLowerCase() === 'dpop' && !(record.kind === 'agent_token' && record.dpopJkt)) {
+      throw new ApiError('BEARER_REQUIRED', 'The DPoP scheme carries only sender-constrained agent tokens; send this credential with Bearer.');
     }
     if (record.selectionExpiresAt && record.selectionExpiresAt.getTime() <= now) {
       throw new ApiError('SELECTION_EXPIRED', 'The organization and project selection has expired; select them again.');
@@ -92,7 +97,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     if (!requirement) {
       const code = (operation.credentialRefusal ?? 'UNAUTHORIZED') as ErrorCode;
       const requiredScope = code === 'SCOPE_MISSING' ? operation.security[0]?.scopes[0] : undefined;
-      throw new ApiError(code, `This operation does not accept a ${record.kind} credential.`, requiredScope ? { requiredScope } : {});
+      throw new ApiError(code, `This operation does not accept ${record.kind} credentials.`, requiredScope ? { requiredScope } : {});
     }
     const missingScope = requirement.scopes.find((scope) => !record.scopes.includes(scope));
     if (missingScope) throw new ApiError('SCOPE_MISSING', `The credential lacks the scope ${missingScope}.`, { requiredScope: missingScope });

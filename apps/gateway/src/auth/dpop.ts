@@ -8,9 +8,11 @@
  */
 import { createHmac, hash, randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
+import { authentication } from '@gateway-minds/contract';
 import { ApiError } from '@gateway-minds/service-kit';
 
-const ALLOWED_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'EdDSA', 'PS256', 'PS384', 'PS512', 'RS256'];
+/** The contract's list, also sent as the DPoP challenge's `algs`: `EdDSA` and its fully specified name `Ed25519` (RFC 9864) both. */
+const ALLOWED_ALGORITHMS: readonly string[] = authentication.dpopAlgorithms;
 const NONCE_WINDOW_MS = 5 * 60 * 1000;
 
 /** Remembers proof ids until they could no longer pass the iat window. */

@@ -13,10 +13,12 @@ export interface RateLimitOptions {
   redis?: unknown;
   /** A pg Pool and the schema for the postgres store. */
   postgres?: { pool: unknown; schema: string };
+  /** Separates this limiter's counters from another's in a shared store (default `gateway`). */
+  keyPrefix?: string;
 }
 
 export async function createRateLimiter(options: RateLimitOptions): Promise<RateLimiterAbstract> {
-  const common = { points: options.points, duration: options.durationSeconds, keyPrefix: 'gateway' };
+  const common = { points: options.points, duration: options.durationSeconds, keyPrefix: options.keyPrefix ?? 'gateway' };
   if (options.store === 'redis') return new RateLimiterRedis({ ...common, storeClient: options.redis, rejectIfRedisNotReady: true });
   if (options.store === 'postgres') {
     const limiter = await new Promise<RateLimiterPostgres>((resolve, reject) => {
@@ -30,13 +32,13 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
   return new RateLimiterMemory(common);
 }
 
-/** Spends one point for the credential; refuses with RATE_LIMITED and Retry-After when the window's points are gone. */
-export async function consume(limiter: RateLimiterAbstract, key: string): Promise<void> {
+/** Spends one point for the key (a credential, or a client address); refuses with RATE_LIMITED and Retry-After when the window's points are gone. */
+export async function consume(limiter: RateLimiterAbstract, key: string, whose = 'this credential'): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (outcome) {
     if (outcome instanceof RateLimiterRes) {
-      throw new ApiError('RATE_LIMITED', 'Too many requests for this credential.', {
+      throw new ApiError('RATE_LIMITED', `Too many requests for ${whose}.`, {
         retryAfterSeconds: Math.max(1, Math.ceil(outcome.msBeforeNext / 1000)),
       });
     }

@@ -5,8 +5,8 @@
  */
 import { hash, randomBytes } from 'node:crypto';
 import { credentialSchemes } from '@gateway-minds/contract';
-import type { Database } from '@gateway-minds/db';
-import { newPrefixedId, type CredentialKind } from '@gateway-minds/service-kit';
+import { isDatabaseUnavailable, type Database } from '@gateway-minds/db';
+import { ApiError, newPrefixedId, type CredentialKind } from '@gateway-minds/service-kit';
 
 export interface CredentialRecord {
   id: string;
@@ -120,6 +120,16 @@ export class CredentialStore {
     return projectId;
   }
 
+  async hasOrganization(organizationId: string): Promise<boolean> {
+    const { rows } = await this.db.query('select 1 from organizations where id = $1', [organizationId]);
+    return rows.length > 0;
+  }
+
+  async hasProject(projectId: string, organizationId: string): Promise<boolean> {
+    const { rows } = await this.db.query('select 1 from projects where id = $1 and organization_id = $2', [projectId, organizationId]);
+    return rows.length > 0;
+  }
+
   async firstOrganization(): Promise<{ organizationId: string; projectId: string } | null> {
     const { rows } = await this.db.query<{ organization_id: string; id: string }>(
       'select organization_id, id from projects order by created_at, id limit 1',
@@ -190,13 +200,20 @@ export class CredentialStore {
     return rowCount > 0;
   }
 
-  /** The credential a token names, or null; briefly cached (revocation reaches other replicas within cacheMs). */
+  /**
+   * The credential a token names, or null; briefly cached (revocation reaches other replicas within
+   * cacheMs). A credential store that cannot be read is AUTH_UNAVAILABLE (503), not an invalid
+   * credential and not a 500: the caller's credential may well be good.
+   */
   async lookup(token: string): Promise<CredentialRecord | null> {
     const hash = hashToken(token);
     const cached = this.cache.get(hash);
     const now = Date.now();
     if (cached && cached.until > now) return cached.record;
-    const { rows } = await this.db.query<CredentialRow>('select * from credentials where token_hash = $1', [hash]);
+    const { rows } = await this.db.query<CredentialRow>('select * from credentials where token_hash = $1', [hash]).catch((error: unknown) => {
+      if (!isDatabaseUnavailable(error)) throw error;
+      throw new ApiError('AUTH_UNAVAILABLE', 'The credential store could not be read; nothing was done. Retry the request.', { reason: 'credential_store_unavailable' });
+    });
     const record = rows[0] ? toRecord(rows[0]) : null;
     if (this.cacheMs > 0) {
       if (this.cache.size > 10_000) this.cache.clear();

@@ -5,21 +5,24 @@
 import type { RequestHandler } from 'express';
 import { errorCatalog, errorCodes, errorDocsUrl, operationTable, type OperationFacts, type Schemas } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
-import type { Database } from '@gateway-minds/db';
+import { isDatabaseUnavailable, type Database } from '@gateway-minds/db';
 import { ApiError, requestContext, type OperationHandler, type VerifiedPrincipal } from '@gateway-minds/service-kit';
 import type { CredentialStore } from '../iam/credentials.js';
+import type { AdmissionProbe } from '../routing/admission-probe.js';
 import type { StatusProbe } from '../routing/status-probe.js';
-import type { UpstreamRegistry } from '../routing/upstreams.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
+import { servedDocument } from './served-document.js';
 
 export interface GatewayRouteDeps {
   db: Database;
   store: CredentialStore;
   probe: StatusProbe;
-  registry: UpstreamRegistry;
   usage: UsageRecorder;
+  admissions: AdmissionProbe;
   /** The base of every `docs_url`, read per request: with port 0 it is known only once the gateway listens. */
   docsBaseUrl: () => string;
+  /** The gateway's public URL, the served document's server. */
+  publicBaseUrl: () => string;
   /** Services the gateway answers itself. */
   builtInServices: readonly string[];
 }
@@ -54,9 +57,6 @@ function principalOf(res: Parameters<RequestHandler>[1]): VerifiedPrincipal {
 }
 
 export function gatewayHandlers(deps: GatewayRouteDeps): Record<string, OperationHandler> {
-  const servedBy = (operation: OperationFacts) =>
-    deps.builtInServices.includes(operation.service) || deps.registry.get(operation.service)?.enabled === true;
-
   return {
     gateway_getStatus: async (_req, res) => {
       res.json(await deps.probe.status());
@@ -78,17 +78,24 @@ export function gatewayHandlers(deps: GatewayRouteDeps): Record<string, Operatio
       const principal = principalOf(res);
       const days = Number(req.query.days ?? usageDays.at(-1));
       const service = typeof req.query.service === 'string' ? req.query.service : null;
-      await deps.usage.flush();
+      // A database lost meanwhile is USAGE_UNAVAILABLE (a read: retry it), not a 500.
+      const unavailable = (error: unknown): never => {
+        if (!isDatabaseUnavailable(error)) throw error;
+        throw new ApiError('USAGE_UNAVAILABLE', 'Usage could not be read from the database; nothing was changed. Retry the read.', { reason: 'database_unavailable' });
+      };
+      await deps.usage.flush().catch(unavailable);
       const to = new Date();
       const from = new Date(to.getTime() - days * 86_400_000);
-      const { rows } = await deps.db.query<{ service: string; requests: number; client_errors: number; server_errors: number; last_request_at: Date }>(
-        `select service, sum(requests)::bigint as requests, sum(client_errors)::bigint as client_errors,
-                sum(server_errors)::bigint as server_errors, max(last_request_at) as last_request_at
-           from request_counts
-          where organization_id = $1 and day >= $2::date and ($3::text is null or service = $3)
-          group by service order by service`,
-        [principal.org, from.toISOString().slice(0, 10), service],
-      );
+      const { rows } = await deps.db
+        .query<{ service: string; requests: number; client_errors: number; server_errors: number; last_request_at: Date }>(
+          `select service, sum(requests)::bigint as requests, sum(client_errors)::bigint as client_errors,
+                  sum(server_errors)::bigint as server_errors, max(last_request_at) as last_request_at
+             from request_counts
+            where organization_id = $1 and day >= $2::date and ($3::text is null or service = $3)
+            group by service order by service`,
+          [principal.org, from.toISOString().slice(0, 10), service],
+        )
+        .catch(unavailable);
       const services = rows.map((row) => ({
         service: row.service,
         requests: Number(row.requests),
@@ -130,19 +137,18 @@ export function gatewayHandlers(deps: GatewayRouteDeps): Record<string, Operatio
       res.json(body);
     },
 
-    gateway_getOpenApi: (_req, res) => {
-      const paths: Schemas['ServedOperations']['paths'] = {};
+    gateway_getOpenApi: async (_req, res) => {
+      const served: OperationFacts[] = [];
+      const admittedBy = new Map<string, Set<string>>();
       for (const operation of Object.values(operationTable) as OperationFacts[]) {
-        if (!servedBy(operation)) continue;
-        paths[operation.path] ??= {};
-        paths[operation.path]![operation.method] = { operationId: operation.operationId, summary: operation.summary, tags: [operation.tag] };
+        if (deps.builtInServices.includes(operation.service)) {
+          served.push(operation);
+          continue;
+        }
+        if (!admittedBy.has(operation.service)) admittedBy.set(operation.service, await deps.admissions.admitted(operation.service));
+        if (admittedBy.get(operation.service)!.has(operation.operationId)) served.push(operation);
       }
-      const body: Schemas['ServedOperations'] = {
-        openapi: openapiDocument.openapi as Schemas['ServedOperations']['openapi'],
-        info: { title: openapiDocument.info.title, version: openapiDocument.info.version },
-        paths,
-      };
-      res.json(body);
+      res.json(servedDocument(served, deps.publicBaseUrl()));
     },
 
     iam_verifyCredential: async (req, res) => {

@@ -13,11 +13,12 @@ import type { OperationFacts } from '@gateway-minds/contract';
 import { ApiError, ASSERTION_HEADER, type VerifiedPrincipal } from '@gateway-minds/service-kit';
 import { MAX_UPSTREAM_BODY_BYTES, type Upstream } from './upstreams.js';
 
-const PASSED_BACK_HEADERS = ['content-type', 'retry-after', 'allow', 'dpop-nonce'];
+const PASSED_BACK_HEADERS = ['content-type', 'retry-after', 'allow', 'dpop-nonce', 'www-authenticate'];
 
 export interface ForwardRequest {
   upstream: Upstream;
-  operation: OperationFacts;
+  /** The contract operation; undefined for a path the contract does not name (only an error envelope is relayed then). */
+  operation: OperationFacts | undefined;
   principal: VerifiedPrincipal | null;
   requestId: string;
   method: string;
@@ -38,7 +39,7 @@ export async function forward(request: ForwardRequest, assertionFor: AssertionFo
   const { upstream, operation } = request;
   const headers: Record<string, string> = { 'x-request-id': request.requestId, accept: 'application/json' };
   if (request.body) headers['content-type'] = 'application/json';
-  for (const parameter of operation.parameters) {
+  for (const parameter of operation?.parameters ?? []) {
     if (parameter.in !== 'header') continue;
     const value = request.headers[parameter.name.toLowerCase()];
     if (typeof value === 'string') headers[parameter.name.toLowerCase()] = value;
@@ -71,9 +72,9 @@ export async function forward(request: ForwardRequest, assertionFor: AssertionFo
     throw classify(error, upstream);
   }
 
-  const declared = statusCode === operation.successStatus || operation.errorStatuses.includes(statusCode);
+  const declared = operation ? statusCode === operation.successStatus || operation.errorStatuses.includes(statusCode) : statusCode >= 400;
   if (!declared) {
-    throw relayError('BAD_GATEWAY', upstream, statusCode >= 300 && statusCode < 400 ? 'redirect_refused' : 'undeclared_status', `The ${upstream.name} service answered ${statusCode}, which the contract does not declare for this operation.`);
+    throw relayError('BAD_GATEWAY', upstream, statusCode >= 300 && statusCode < 400 ? 'redirect_refused' : 'undeclared_status', `The ${upstream.name} service answered ${statusCode}, which the contract does not declare for ${operation ? 'this operation' : 'a path it does not name'}.`);
   }
   const contentType = String(response.headers['content-type'] ?? '');
   let parsed: unknown;
@@ -95,6 +96,8 @@ export async function forward(request: ForwardRequest, assertionFor: AssertionFo
     const value = response.headers[name];
     if (typeof value === 'string') res.setHeader(name, value);
   }
+  // Set here so that an answer to HEAD carries GET's Content-Length (RFC 9110 §9.3.2); Node leaves out the body.
+  res.setHeader('content-length', body.length);
   res.end(body);
 }
 

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assertionKeyFiles, ensureAssertionKeys, HEALTH_PATH, type CredentialKind } from '@gateway-minds/service-kit';
+import { ADMITTED_OPERATIONS_PATH, assertionKeyFiles, ensureAssertionKeys, HEALTH_PATH, type CredentialKind } from '@gateway-minds/service-kit';
 import { loadConfig, startGateway, type Gateway, type GatewayConfig } from '../../src/index.js';
 
 export interface UpstreamCall {
@@ -37,8 +37,10 @@ export class UpstreamDouble {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const call = { remotePort: req.socket.remotePort, method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) };
-        if (call.url !== HEALTH_PATH) this.calls.push(call);
         if (call.url === HEALTH_PATH) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+        // A service that does not say what it admits: the gateway lists its ungated operations.
+        if (call.url === ADMITTED_OPERATIONS_PATH) return void res.writeHead(404).end();
+        this.calls.push(call);
         this.behaviour(call, res);
       });
     });

@@ -1,0 +1,196 @@
+/**
+ * Availability failures against bugs: a database lost during a statement (its backend terminated
+ * by pg_terminate_backend, the TCP path to it cut, a closed PGlite) throws DatabaseUnavailableError;
+ * a statement that is wrong throws the server's own error. Services answer the first with their
+ * catalog's unavailability code and the second with INTERNAL_ERROR (spec/DECISIONS.md, "A database
+ * lost during a request").
+ */
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { applicationName, DatabaseUnavailableError, isDatabaseUnavailable, type Database } from '../src/index.js';
+import { cleanUp, drivers, migrationsDir, postgresUrl, target } from './support/db.js';
+
+afterAll(cleanUp);
+
+const schema = { '0001_init.sql': 'CREATE TABLE items (id integer PRIMARY KEY);' };
+
+describe('isDatabaseUnavailable', () => {
+  it.each([
+    ['57P01 admin_shutdown', { code: '57P01' }],
+    ['08006 connection_failure', { code: '08006' }],
+    ['57014 query_canceled (statement_timeout)', { code: '57014' }],
+    ['53300 too_many_connections', { code: '53300' }],
+    ['ECONNRESET', { code: 'ECONNRESET' }],
+    ['ECONNREFUSED', { code: 'ECONNREFUSED' }],
+    ['a connection ended under a query', new Error('Connection terminated unexpectedly')],
+    ['a pool connect timeout', new Error('timeout exceeded when trying to connect')],
+  ])('%s is an availability failure', (_name, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+
+  it.each([
+    ['23505 unique_violation', { code: '23505' }],
+    ['42601 syntax_error', { code: '42601' }],
+    ['40001 serialization_failure', { code: '40001' }],
+    ['a plain bug', new TypeError('x is undefined')],
+  ])('%s is not', (_name, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+describe.each(drivers)('statement errors on %s', (driver) => {
+  it('a wrong statement throws the server error, not DatabaseUnavailableError', async () => {
+    const db = await target(driver).open({ migrationsDir: migrationsDir(schema) });
+    try {
+      await db.query('INSERT INTO items VALUES (1)');
+      const duplicate = await db.query('INSERT INTO items VALUES (1)').catch((error: unknown) => error);
+      expect(duplicate).not.toBeInstanceOf(DatabaseUnavailableError);
+      expect((duplicate as { code?: string }).code).toBe('23505');
+      const inTransaction = await db.transaction((tx) => tx.query('SELECT no_such_column FROM items')).catch((error: unknown) => error);
+      expect(inTransaction).not.toBeInstanceOf(DatabaseUnavailableError);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('a closed PGlite database', () => {
+  it('is unavailable', async () => {
+    const db = await target('pglite').open({ migrationsDir: migrationsDir(schema) });
+    await db.close();
+    await expect(db.query('SELECT 1')).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    await expect(db.transaction((tx) => tx.query('SELECT 1'))).rejects.toBeInstanceOf(DatabaseUnavailableError);
+  });
+});
+
+/** A TCP relay to PostgreSQL that the test owns and can cut: every connection through it is destroyed, and new ones refused. */
+async function relayTo(url: string): Promise<{ url: string; cut(): Promise<void> }> {
+  const target = new URL(url);
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((inbound) => {
+    const outbound = connect(Number(target.port || 5432), target.hostname);
+    for (const socket of [inbound, outbound]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => sockets.delete(socket));
+    }
+    inbound.pipe(outbound).pipe(inbound);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const relayed = new URL(url);
+  relayed.hostname = '127.0.0.1';
+  relayed.port = String((server.address() as { port: number }).port);
+  return {
+    url: relayed.toString(),
+    cut: async () => {
+      const closed = new Promise((resolve) => server.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+describe.skipIf(!postgresUrl)('PostgreSQL lost during a call', () => {
+  /** Holds the table locked from another session until release(): a statement on it waits, as a slow server would. */
+  async function lockTable(schemaName: string): Promise<{ release(): Promise<void> }> {
+    const locker = new pg.Client({ connectionString: postgresUrl });
+    await locker.connect();
+    await locker.query('BEGIN');
+    await locker.query(`LOCK TABLE "${schemaName}".items IN ACCESS EXCLUSIVE MODE`);
+    return {
+      release: async () => {
+        await locker.query('ROLLBACK');
+        await locker.end();
+      },
+    };
+  }
+
+  /** Waits until a backend of the schema's application_name waits on a lock, then terminates all of its backends. */
+  async function terminateWhenWaiting(schemaName: string): Promise<number> {
+    const admin = new pg.Client({ connectionString: postgresUrl });
+    await admin.connect();
+    try {
+      for (let attempt = 0; attempt < 500; attempt++) {
+        const { rows } = await admin.query<{ waiting: number }>(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+          [applicationName(schemaName)],
+        );
+        if (rows[0]!.waiting > 0) {
+          const { rowCount } = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [applicationName(schemaName)]);
+          return rowCount ?? 0;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error('the statement never waited on the lock');
+    } finally {
+      await admin.end();
+    }
+  }
+
+  it('pg_terminate_backend during a statement: DatabaseUnavailableError (57P01), and the next call reconnects', async () => {
+    const place = target('postgres');
+    const db: Database = await place.open({ migrationsDir: migrationsDir(schema) });
+    try {
+      const lock = await lockTable(place.schema);
+      const pending = db.query('INSERT INTO items VALUES (1)').catch((error: unknown) => error);
+      expect(await terminateWhenWaiting(place.schema)).toBeGreaterThan(0);
+      await lock.release();
+      const error = await pending;
+      expect(error).toBeInstanceOf(DatabaseUnavailableError);
+      expect(((error as Error).cause as { code?: string }).code).toBe('57P01');
+      // The pool drops the dead connection: once the terminated backends' notices are read, calls succeed again.
+      let rows: unknown[] | undefined;
+      for (let attempt = 0; attempt < 20 && !rows; attempt++) {
+        rows = await db.query('SELECT id FROM items').then(
+          (result) => result.rows,
+          (failure: unknown) => {
+            expect(failure).toBeInstanceOf(DatabaseUnavailableError);
+            return undefined;
+          },
+        );
+      }
+      // The terminated INSERT never committed: the true state has no row.
+      expect(rows).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('pg_terminate_backend inside a transaction: DatabaseUnavailableError, nothing committed', async () => {
+    const place = target('postgres');
+    const db: Database = await place.open({ migrationsDir: migrationsDir(schema) });
+    try {
+      const lock = await lockTable(place.schema);
+      const pending = db
+        .transaction(async (tx) => {
+          await tx.query('INSERT INTO items VALUES (2)');
+          await tx.query('INSERT INTO items VALUES (3)');
+        })
+        .catch((error: unknown) => error);
+      await terminateWhenWaiting(place.schema);
+      await lock.release();
+      expect(await pending).toBeInstanceOf(DatabaseUnavailableError);
+      const admin = new pg.Client({ connectionString: postgresUrl });
+      await admin.connect();
+      expect((await admin.query(`SELECT id FROM "${place.schema}".items`)).rows).toEqual([]);
+      await admin.end();
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('a cut TCP path: DatabaseUnavailableError for statements and transactions', async () => {
+    const relay = await relayTo(postgresUrl!);
+    const place = target('postgres');
+    const db = await place.open({ migrationsDir: migrationsDir(schema), url: relay.url });
+    try {
+      expect((await db.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      await relay.cut();
+      await expect(db.query('SELECT 1')).rejects.toBeInstanceOf(DatabaseUnavailableError);
+      await expect(db.transaction((tx) => tx.query('INSERT INTO items VALUES (4)'))).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    } finally {
+      await db.close();
+    }
+  });
+});

@@ -1,0 +1,32 @@
+/**
+ * The gateway-minds-mcp bin refuses a configuration that names what the spec does not have (an
+ * unknown tool id or tag, filters leaving no tool, an unknown flag) before it starts serving: one line
+ * on stderr, exit code 2. Without this a client would get a server with zero tools and no reason.
+ */
+import { execFile } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { bin } from './support/mcp.js';
+
+describe('a filter naming nothing the spec has fails before the server starts', () => {
+  /** The built bin with stdin closed: a server that started would wait on it, a refusal exits at once. */
+  const start = (args: string[], env: Record<string, string> = {}) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...env } }, (error, _stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stderr }),
+      );
+      child.stdin?.end();
+    });
+
+  it.each([
+    ['--tools with an unknown id', ['--tools', 'nope,minds_getMind'], {}, /^gateway-minds-mcp: unknown tools: nope \(/],
+    ['GATEWAY_MINDS_MCP_TOOLS with unknown ids', [], { GATEWAY_MINDS_MCP_TOOLS: 'zzz,yyy' }, /^gateway-minds-mcp: unknown tools: zzz, yyy \(/],
+    ['--tags with an unknown tag', ['--tags', 'Minds,Nope'], {}, /^gateway-minds-mcp: unknown tags: Nope \(known: Gateway, /],
+    ['filters that together leave no tool', ['--read-only', '--tools', 'minds_stopMind'], {}, /leave no tools/],
+    ['an unknown flag', ['--frob'], {}, /^gateway-minds-mcp: unknown flag --frob/],
+  ] as const)('%s: exit 2 and one line naming it', async (_name, args, env, says) => {
+    const { code, stderr } = await start([...args], env);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(says);
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * The handlers under msw/node, as a vitest suite of a front-end would use
+ * them: every named example of every operation is selectable with the Prism
+ * mock's `Prefer: code=..., example=...` and answers exactly that example,
+ * valid against the contract; the defaults are Prism's (first success example;
+ * the first 401 without a credential); a list walk through the typed client
+ * follows a cursor once and ends; the client's read scenario passes with every
+ * answer valid.
+ */
+import { createClient } from '@gateway-minds/client';
+import { operationIds, operationPath, operationTable, type OperationId } from '@gateway-minds/contract';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createHandlers, exampleTable } from '../src/index.js';
+import { readScenario, recordingFetch, type Exchange } from './scenario.js';
+import { dereferenced, specProblems } from './spec-check.js';
+
+const baseUrl = 'http://gateway.test';
+const server = setupServer(...createHandlers({ baseUrl }));
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+function exampleValue(id: OperationId, status: number, name: string): unknown {
+  const facts = operationTable[id];
+  return dereferenced.paths[facts.path]?.[facts.method]?.responses[String(status)]?.content?.['application/json']?.examples?.[name]?.value;
+}
+
+/** A request the handler matches: every path parameter filled, a bearer credential when the operation needs one. */
+async function send(id: OperationId, headers: Record<string, string> = {}, query = ''): Promise<Exchange> {
+  const facts = operationTable[id];
+  const params = Object.fromEntries(facts.parameters.filter((p) => p.in === 'path').map((p) => [p.name, `${p.name}-1`]));
+  const url = `${baseUrl}${operationPath(id, params)}${query}`;
+  const log: Exchange[] = [];
+  await recordingFetch(log)(new Request(url, { method: facts.method.toUpperCase(), headers: { ...(facts.security.length ? { Authorization: 'Bearer bs_any' } : {}), ...headers } }));
+  return log[0]!;
+}
+
+const cases = operationIds.flatMap((id) => exampleTable[id].examples.map(([status, name]) => [`${id} ${status} ${name}`, id, status, name] as const));
+
+describe('the MSW handlers', () => {
+  it('cover every operation of the contract, with its examples', () => {
+    expect(Object.keys(exampleTable)).toEqual(operationIds);
+    expect(createHandlers()).toHaveLength(operationIds.length);
+    expect(cases.length).toBeGreaterThan(operationIds.length * 5);
+  });
+
+  it.each(operationIds.map((id) => [id] as const))('%s: the first success example by default, as Prism answers', async (id) => {
+    const table = exampleTable[id];
+    const first = table.examples.find(([status]) => status === table.successStatus)!;
+    const answer = await send(id);
+    expect(answer.status).toBe(table.successStatus);
+    expect(answer.body).toEqual(exampleValue(id, first[0], first[1]));
+    expect(specProblems(answer)).toEqual([]);
+  });
+
+  it.each(cases)('%s: Prefer selects it, and it validates', async (_label, id, status, name) => {
+    const answer = await send(id, { Prefer: `code=${status}, example=${name}` });
+    expect(answer.status).toBe(status);
+    expect(answer.body).toEqual(exampleValue(id, status, name));
+    expect(specProblems(answer)).toEqual([]);
+  });
+
+  it.each(operationIds.filter((id) => operationTable[id].security.length > 0).map((id) => [id] as const))(
+    '%s: without a credential, the first 401 example (Prism checks security first)',
+    async (id) => {
+      const facts = operationTable[id];
+      const params = Object.fromEntries(facts.parameters.filter((p) => p.in === 'path').map((p) => [p.name, 'x']));
+      const log: Exchange[] = [];
+      await recordingFetch(log)(new Request(`${baseUrl}${operationPath(id, params)}`, { method: facts.method.toUpperCase() }));
+      expect(log[0]!.status).toBe(401);
+      expect(specProblems(log[0]!)).toEqual([]);
+    },
+  );
+
+  it('README: `Prefer: code=401, example=CREDENTIAL_INVALID` on whoami', async () => {
+    const answer = await send('gateway_getPrincipal', { Prefer: 'code=401, example=CREDENTIAL_INVALID' });
+    expect(answer.status).toBe(401);
+    expect((answer.body as { error: { code: string } }).error.code).toBe('CREDENTIAL_INVALID');
+  });
+
+  it('the prefer option selects an example for requests that carry no Prefer header', async () => {
+    server.use(...createHandlers({ baseUrl, prefer: { gateway_getPrincipal: { code: 401, example: 'CREDENTIAL_INVALID' } } }));
+    expect((await send('gateway_getPrincipal')).status).toBe(401);
+    expect((await send('gateway_getStatus')).status).toBe(operationTable.gateway_getStatus.successStatus);
+  });
+
+  it('a selection that names no example is a 500 that says what there is', async () => {
+    const answer = await send('gateway_getStatus', { Prefer: 'example=NO_SUCH_EXAMPLE' });
+    expect(answer.status).toBe(500);
+    expect(JSON.stringify(answer.body)).toContain('NO_SUCH_EXAMPLE');
+  });
+
+  // spec/README.md, "Examples": a paginated list's first example is a last page; DECISIONS, "MSW handlers: a cursor leads to the last page".
+  it.each(operationIds.filter((id) => exampleTable[id].lastPage !== null).map((id) => [id] as const))(
+    '%s: a walk from every success example follows a cursor at most once and ends on next_cursor: null',
+    async (id) => {
+      const table = exampleTable[id];
+      const successes = table.examples.filter(([status]) => status === table.successStatus);
+      const withCursor = successes.filter(([status, name]) => (exampleValue(id, status, name) as { next_cursor: unknown }).next_cursor !== null);
+      for (const [status, name] of successes) {
+        const log: Exchange[] = [];
+        const client = createClient({ baseUrl, token: 'bs_any', fetch: recordingFetch(log), headers: { Prefer: `example=${name}` } });
+        const method = client[id as 'minds_listMinds'];
+        const pages = [];
+        for await (const page of method.pages()) pages.push(page);
+        expect(pages.length, `${id} from ${name}`).toBeLessThanOrEqual(2);
+        expect(pages.at(-1)!.next_cursor).toBeNull();
+        expect(log.flatMap(specProblems)).toEqual([]);
+        expect(log.map((e) => e.status)).toEqual(pages.map(() => status));
+      }
+      // Only meaningful when the spec shows a page that has a next one.
+      if (id === 'minds_listMinds') expect(withCursor.length).toBeGreaterThan(0);
+    },
+  );
+
+  it('the typed client runs the read scenario, and every answer validates against the spec', async () => {
+    const log: Exchange[] = [];
+    const client = createClient({ baseUrl, token: 'bs_any', fetch: recordingFetch(log) });
+    const result = await readScenario(client, { notFoundHeaders: { Prefer: 'code=404' } });
+    expect((result.notFound as { status: number }).status).toBe(404);
+    expect(log.map((e) => e.operationId)).toEqual(['gateway_getStatus', 'gateway_getPrincipal', 'minds_listMinds', 'minds_getMind', 'minds_getMind']);
+    expect(log.flatMap(specProblems)).toEqual([]);
+  });
+});
