@@ -6,13 +6,14 @@
  * Fails if any page would fetch something from outside the folder.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { operationIds, operationTable, type OpenApiDocument } from '@gateway-minds/contract';
 import { externalResourceUrls } from '../src/offline-check.js';
-import { errorsPage, favicon, gettingStartedPage, stylesheet, type SiteContext } from './pages.js';
+import { changelogPage, errorsPage, favicon, gettingStartedPage, stylesheet, type ChangelogVersion, type SiteContext } from './pages.js';
 
 const started = performance.now();
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -137,6 +138,10 @@ await writeFile(
 
 await writeFile(join(siteDir, 'errors.html'), errorsPage(ctx));
 await writeFile(join(siteDir, 'index.html'), gettingStartedPage(ctx));
+// The changelog needs the git history of spec/, which a build does not always have: CI writes it before publishing.
+const changelogJson = process.env.SPEC_CHANGELOG_JSON ?? join(packageDir, 'dist', 'changelog.json');
+const changelog = existsSync(changelogJson) ? (JSON.parse(await readFile(changelogJson, 'utf8')) as ChangelogVersion[]) : undefined;
+await writeFile(join(siteDir, 'changelog.html'), changelogPage(ctx, changelog));
 await writeFile(join(siteDir, 'style.css'), stylesheet);
 await writeFile(join(siteDir, 'favicon.svg'), favicon);
 await copyFile(specJson, join(siteDir, 'openapi.json'));

@@ -40,6 +40,7 @@ function layout(ctx: SiteContext, page: { file: string; title: string; body: str
     ['index.html', 'Getting started'],
     ['reference.html', 'API reference'],
     ['errors.html', 'Error catalog'],
+    ['changelog.html', 'Changelog'],
     ['openapi.json', 'openapi.json'],
   ]
     .map(([href, label]) => `<a href="${href}"${href === page.file ? ' aria-current="page"' : ''}>${label}</a>`)
@@ -193,6 +194,53 @@ const mind = await client.${create}({      // the Idempotency-Key is made for yo
 });
 await client.waitForMind(mind.mind_id, 'ready', { onProgress: (m) => console.log(m.status) });
 for await (const m of client.${list}.iterate()) console.log(m.mind_id, m.status);`;
+}
+
+/** One version of the spec as `npm run spec:changelog -- --format json` writes it (scripts/spec-review/src/changelog.ts). */
+export interface ChangelogVersion {
+  commit: string;
+  date: string;
+  subject: string;
+  initial: boolean;
+  added: { operationId: string; method: string; path: string }[];
+  removed: { operationId: string; method: string; path: string }[];
+  breaking: { id: string; operations: string[]; where: string; message: string }[];
+  warnings: { id: string; operations: string[]; where: string; message: string }[];
+  infoCount: number;
+}
+
+/**
+ * The API's changelog, from the git history of spec/. The JSON is written at
+ * publication (CI runs `npm run spec:changelog` with the full history); a
+ * build without it says how to make it.
+ */
+export function changelogPage(ctx: SiteContext, versions: ChangelogVersion[] | undefined): string {
+  const change = (kind: string, c: ChangelogVersion['breaking'][number]) => {
+    const who = c.operations.length === 0 ? '' : c.operations.length <= 3 ? `${c.operations.map((o) => `<a href="${referenceAnchor(o)}"><code>${o}</code></a>`).join(', ')} ` : `${c.operations.length} operations, `;
+    return `        <li>${kind}${who}${inline(c.where)}: ${inline(c.message)} <small><code>${escapeHtml(c.id)}</code></small></li>`;
+  };
+  const sections = (versions ?? [])
+    .filter((v) => v.initial || v.added.length + v.removed.length + v.breaking.length + v.warnings.length + v.infoCount > 0)
+    .map((v) => {
+      const items = v.initial
+        ? ['        <li>The first version of the spec.</li>']
+        : [
+            ...v.added.map((o) => `        <li>Added <a href="${referenceAnchor(o.operationId)}"><code>${o.operationId}</code></a> <code>${o.method} ${escapeHtml(o.path)}</code></li>`),
+            ...v.removed.map((o) => `        <li><strong>Removed</strong> <code>${o.operationId}</code> <code>${o.method} ${escapeHtml(o.path)}</code></li>`),
+            ...v.breaking.filter((c) => c.id !== 'api-removed').map((c) => change('<strong>Breaking</strong>: ', c)),
+            ...v.warnings.map((c) => change('Warning: ', c)),
+            ...(v.infoCount > 0 ? [`        <li>${v.infoCount} compatible change${v.infoCount > 1 ? 's' : ''}</li>`] : []),
+          ];
+      return `    <h2 id="v-${v.commit.slice(0, 12)}">${escapeHtml(v.date)}: ${inline(v.subject)} <small><code>${v.commit.slice(0, 12)}</code></small></h2>
+      <ul>
+${items.join('\n')}
+      </ul>`;
+    });
+  const body = `    <h1>Changelog</h1>
+    <p>Every change to the contract, newest first, as the spec review judges it: breaking changes and
+    warnings with their check id, compatible changes counted. Commits that changed no operation or schema are left out.</p>
+${versions === undefined ? '    <p>This build has no history: the published site is built with it (<code>npm run spec:changelog -- --format json --output apps/docs/dist/changelog.json</code>, then <code>npm run docs</code>).</p>' : sections.join('\n\n')}`;
+  return layout(ctx, { file: 'changelog.html', title: 'Changelog', body });
 }
 
 /** The README's "Use it from npm" client example: the installed package against any gateway. */

@@ -54,9 +54,12 @@ afterAll(async () => {
 describe('the built folder', () => {
   it('has the pages and the bundled contract', () => {
     const files = readdirSync(docsSiteDir);
-    for (const file of ['index.html', 'reference.html', 'errors.html', 'openapi.json', 'openapi.yaml', 'style.css']) {
+    for (const file of ['index.html', 'reference.html', 'errors.html', 'changelog.html', 'openapi.json', 'openapi.yaml', 'style.css']) {
       expect(files, file).toContain(file);
     }
+    // The API changelog (issue 20): linked from every page; its entries need the git history CI provides.
+    expect(readFileSync(join(docsSiteDir, 'index.html'), 'utf8')).toContain('<a href="changelog.html">Changelog</a>');
+    expect(readFileSync(join(docsSiteDir, 'changelog.html'), 'utf8')).toContain('<h1>Changelog</h1>');
     const published = JSON.parse(readFileSync(join(docsSiteDir, 'openapi.json'), 'utf8')) as unknown;
     expect(published).toEqual(openapiDocument);
   });

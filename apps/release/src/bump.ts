@@ -3,7 +3,7 @@
  * API (`info.version`) and, in lockstep, of every published package. Breaking → major, additive →
  * minor, a fix (a spec change the review reports nothing for: prose, examples) → patch.
  */
-import type { OperationRef, Review } from '@gateway-minds/spec-review/src/compare.js';
+import type { OperationRef, Review } from '@gateway-minds/spec-review';
 
 export type Bump = 'major' | 'minor' | 'patch';
 

@@ -9,8 +9,8 @@
  * nothing and exits 1 when the versions are not the ones the rule asks for.
  */
 import { parseArgs } from 'node:util';
-import { compareSpecs } from '@gateway-minds/spec-review/src/compare.js';
-import { bundleSpec, extractAt, resolveCommit } from '@gateway-minds/spec-review/src/sources.js';
+import { compareSpecs } from '@gateway-minds/spec-review';
+import { bundleSpec, extractAt, resolveCommit } from '@gateway-minds/spec-review-cli/src/sources.js';
 import { rmSync } from 'node:fs';
 import { bumpFor, changelogEntry, nextVersion } from './bump.js';
 import { prependChangelog, publishedPackages, readManifest, repoRoot, specVersion, writeSpecVersion, writeVersions } from './published.js';

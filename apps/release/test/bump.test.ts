@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { compareSpecs } from '@gateway-minds/spec-review/src/compare.js';
+import { compareSpecs } from '@gateway-minds/spec-review';
 import { describe, expect, it } from 'vitest';
 import { bumpFor, changelogEntry, nextVersion } from '../src/bump.js';
 

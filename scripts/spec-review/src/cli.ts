@@ -1,9 +1,10 @@
 /**
  * npm run spec:review -- --base <git ref> [options]
  *
- * Lints the head spec, bundles it and the spec at the base ref, and prints a
- * Markdown report: operations added, removed and changed, and breaking
- * changes judged by direction. Exits 1 when the head spec has lint errors or
+ * Lints the head spec, bundles it and the spec at the base ref, and reports
+ * with @gateway-minds/spec-review: operations added, removed and changed, and
+ * breaking changes judged by direction, each with its check id and level, as
+ * Markdown, JSON or GitHub annotations on the changed spec lines. Exits 1 when the head spec has lint errors or
  * when there is a breaking change that is not acknowledged (--accept-breaking,
  * or SPEC_REVIEW_ACCEPT_BREAKING=1, which CI sets from the PR label
  * `breaking-change-accepted`); 2 on a usage or bundling error.
@@ -11,12 +12,12 @@
 import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { compareSpecs } from './compare.js';
-import { hasBlockingProblems, renderMarkdown } from './report.js';
+import { compareSpecs, createLocator, hasBlockingProblems, renderAnnotations, renderJson, renderMarkdown, type Severity } from '@gateway-minds/spec-review';
 import { bundleSpec, extractAt, lintSpec, repoRoot, resolveCommit } from './sources.js';
 
 const usage = `usage: npm run spec:review -- --base <git ref> [--head <git ref>] [--spec spec/openapi.yaml]
                             [--accept-breaking] [--output report.md]
+                            [--format markdown|json|github] [--level <check id>=<level>]...
 
   --base             the ref to compare with (a PR's base sha, origin/main)
   --head             compare this ref instead of the working tree
@@ -24,7 +25,12 @@ const usage = `usage: npm run spec:review -- --base <git ref> [--head <git ref>]
   --accept-breaking  breaking changes are acknowledged: report them, exit 0
                      (also SPEC_REVIEW_ACCEPT_BREAKING=1)
   --output           also write the Markdown report to this file
-                     (and to $GITHUB_STEP_SUMMARY when it is set)`;
+                     (and to $GITHUB_STEP_SUMMARY when it is set)
+  --format           what to print: markdown (default), json (every change with
+                     its check id and level), github (workflow annotations on the
+                     changed lines of spec/, for CI)
+  --level            re-level a check: --level api-operation-id-renamed=info
+                     (levels: breaking, warning, info; check ids: packages/spec-review/README.md)`;
 
 function truthy(value: string | undefined): boolean {
   return value !== undefined && /^(1|true|yes)$/i.test(value.trim());
@@ -40,6 +46,8 @@ async function main(): Promise<number> {
         spec: { type: 'string', default: 'spec/openapi.yaml' },
         'accept-breaking': { type: 'boolean', default: false },
         output: { type: 'string' },
+        format: { type: 'string', default: 'markdown' },
+        level: { type: 'string', multiple: true, default: [] },
         help: { type: 'boolean', short: 'h', default: false },
       },
       allowPositionals: false,
@@ -55,6 +63,20 @@ async function main(): Promise<number> {
   if (!args.base) {
     console.error(`--base is required\n\n${usage}`);
     return 2;
+  }
+
+  if (!['markdown', 'json', 'github'].includes(args.format!)) {
+    console.error(`--format must be markdown, json or github\n\n${usage}`);
+    return 2;
+  }
+  const levels: Record<string, Severity> = {};
+  for (const setting of args.level ?? []) {
+    const match = /^([a-z0-9-]+)=(breaking|warning|info)$/.exec(setting);
+    if (!match) {
+      console.error(`--level takes <check id>=breaking|warning|info, not ${setting}\n\n${usage}`);
+      return 2;
+    }
+    levels[match[1]!] = match[2] as Severity;
   }
 
   const root = repoRoot(process.cwd());
@@ -76,7 +98,7 @@ async function main(): Promise<number> {
 
     const lint = lintSpec(headRoot, specPath);
     const [base, head] = await Promise.all([bundleSpec(baseRoot, specPath), bundleSpec(headRoot, specPath)]);
-    const review = compareSpecs(base, head);
+    const review = compareSpecs(base, head, { levels });
     const acknowledged = args['accept-breaking'] === true || truthy(process.env.SPEC_REVIEW_ACCEPT_BREAKING);
     const markdown = renderMarkdown(review, {
       base: `${args.base}${args.base.startsWith(baseCommit.slice(0, 7)) ? '' : ` (${baseCommit.slice(0, 12)})`}`,
@@ -86,9 +108,15 @@ async function main(): Promise<number> {
       acknowledgeHint:
         'If they are intended, a maintainer adds the label `breaking-change-accepted` to the pull request ' +
         '(locally: `--accept-breaking`), and the change is announced in the changelog (spec/DECISIONS.md, Versioning).',
+      commands: { lint: 'npm run lint:spec', review: 'npm run spec:review -- --base {base}' },
     });
 
-    process.stdout.write(markdown);
+    if (args.format === 'json') {
+      process.stdout.write(renderJson(review, { base: args.base, baseCommit, head: headLabel, lint: { errors: lint.errors, warnings: lint.warnings } }));
+    } else if (args.format === 'github') {
+      // Annotations name files relative to the repository root, as GitHub expects; a ref's extracted copy maps to the same names.
+      process.stdout.write(renderAnnotations(review, createLocator(resolve(headRoot, specPath), headRoot), specPath));
+    } else process.stdout.write(markdown);
     if (args.output) writeFileSync(resolve(process.cwd(), args.output), markdown);
     if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, markdown);
     const blocked = hasBlockingProblems(review, { lint, acknowledged });

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { bundle, createConfig, loadConfig } from '@redocly/openapi-core';
-import type { LintResult } from './report.js';
+import type { LintResult } from '@gateway-minds/spec-review';
 
 const require = createRequire(import.meta.url);
 /** Files besides spec/ the bundle and the lint read. */

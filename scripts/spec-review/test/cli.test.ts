@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { toyApi, type Doc } from './fixtures/toy-api.js';
+import { toyApi, type Doc } from '../../../packages/spec-review/test/fixtures/toy-api.js';
 
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const tsxLoader = import.meta.resolve('tsx');
@@ -77,6 +77,30 @@ describe('spec:review on a git repository', () => {
     expect(run.stderr).toContain('-> FAIL');
   });
 
+  it('reports the same changes as JSON with check ids and levels, and as GitHub annotations on the changed lines', () => {
+    const json = review(repo, ['--base', 'HEAD', '--format', 'json']);
+    expect(json.code, json.stderr).toBe(1);
+    const report = JSON.parse(json.stdout) as { breaking: number; changes: { id: string; level: string; operations: string[]; pointer: string }[] };
+    expect(report.breaking).toBe(2);
+    expect(report.changes.filter((c) => c.level === 'breaking').map((c) => c.id)).toEqual(['api-removed', 'request-max-length-decreased']);
+    expect(report.changes.find((c) => c.id === 'request-max-length-decreased')!.pointer).toBe('/components/schemas/NewPet/properties/name/maxLength');
+
+    const github = review(repo, ['--base', 'HEAD', '--format', 'github']);
+    expect(github.code, github.stderr).toBe(1);
+    const written = readFileSync(join(repo, 'spec/openapi.yaml'), 'utf8').split('\n');
+    const maxLengthLine = written.findIndex((l, i) => l.includes('"maxLength": 40') && written.slice(0, i).some((p) => p.includes('"NewPet"'))) + 1;
+    expect(maxLengthLine).toBeGreaterThan(1);
+    expect(github.stdout).toContain(`::error file=spec/openapi.yaml,line=${maxLengthLine},title=request-max-length-decreased (breaking)::`);
+    expect(github.stdout).toMatch(/^::error file=spec\/openapi\.yaml,line=\d+,title=api-removed \(breaking\)::pets_delete: DELETE \/pets\/\{pet_id\}: operation removed$/m);
+  });
+
+  it('re-levels a check by id (--level), and refuses a malformed one', () => {
+    const relevelled = review(repo, ['--base', 'HEAD', '--level', 'request-max-length-decreased=warning', '--level', 'api-removed=info']);
+    expect(relevelled.code, relevelled.stderr).toBe(0);
+    expect(relevelled.stdout).toContain('✅ **No breaking changes.**');
+    expect(review(repo, ['--base', 'HEAD', '--level', 'api-removed=fatal']).code).toBe(2);
+  });
+
   it('passes when the breaking change is acknowledged, by flag or by the variable CI sets from the label', () => {
     const byFlag = review(repo, ['--base', 'HEAD', '--accept-breaking']);
     expect(byFlag.code, byFlag.stderr).toBe(0);
@@ -132,5 +156,15 @@ describe('spec:review on a copy of this repository spec', () => {
     expect(run.stdout).toContain('✅ **No breaking changes.**');
     expect(run.stdout).toContain('No change to operations, schemas or the error catalog.');
     console.log(`spec review of the real spec: ${(run.ms / 1000).toFixed(1)} s`);
+
+    // A changed const in a component file of the real, multi-file spec: annotated on that file's line.
+    const file = join(repo, 'spec/components/schemas/GatewayStatus.yaml');
+    const text = readFileSync(file, 'utf8');
+    const constLine = text.split('\n').findIndex((l) => l.trim() === 'const: 30') + 1;
+    expect(constLine).toBeGreaterThan(0);
+    writeFileSync(file, text.replace('const: 30', 'const: 60'));
+    const github = review(repo, ['--base', 'HEAD', '--format', 'github']);
+    expect(github.code, github.stderr).toBe(1);
+    expect(github.stdout).toContain(`::error file=spec/components/schemas/GatewayStatus.yaml,line=${constLine},title=response-const-changed (breaking)::`);
   });
 });

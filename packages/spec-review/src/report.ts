@@ -1,4 +1,4 @@
-/** Renders a review as Markdown, ready to post on a pull request. */
+/** Renders a review as Markdown, ready to post on a pull request; each change line ends with its check id. */
 import type { Change, Review, Severity } from './compare.js';
 
 export interface LintResult {
@@ -14,6 +14,8 @@ export interface ReportContext {
   acknowledged: boolean;
   /** How a reviewer acknowledges breaking changes, e.g. the PR label. */
   acknowledgeHint: string;
+  /** The commands a reader runs to lint the spec and to rerun the review (`{base}` is replaced by the base ref). */
+  commands?: { lint: string; review: string };
 }
 
 const marker: Record<Severity, string> = { breaking: '🔴 **breaking**', warning: '🟡 warning', info: '⚪' };
@@ -21,7 +23,7 @@ const MAX_LINES = 400;
 
 function changeLine(change: Change, prefix = ''): string {
   const where = change.where === '(the schema)' ? prefix.trim() : `${prefix}${change.where}`.trim();
-  return `- ${marker[change.severity]} ${where ? `${where}: ` : ''}${change.message}`;
+  return `- ${marker[change.severity]} ${where ? `${where}: ` : ''}${change.message} <sub>\`${change.id}\`</sub>`;
 }
 
 function bySeverity(changes: Change[]): Change[] {
@@ -44,7 +46,7 @@ export function renderMarkdown(review: Review, ctx: ReportContext): string {
   lines.push('## Spec review', '');
   lines.push(`Comparing \`${ctx.base}\` (base) with \`${ctx.head}\` (head).`, '');
   if (ctx.lint.errors > 0) {
-    lines.push(`❌ **The head spec does not lint: ${ctx.lint.errors} error${ctx.lint.errors > 1 ? 's' : ''}.** Fix them (\`npm run lint:spec\`).`, '');
+    lines.push(`❌ **The head spec does not lint: ${ctx.lint.errors} error${ctx.lint.errors > 1 ? 's' : ''}.** Fix them (\`${ctx.commands?.lint ?? 'redocly lint'}\`).`, '');
   }
   if (breaking === 0) lines.push('✅ **No breaking changes.**');
   else if (ctx.acknowledged) lines.push(`⚠️ **${breaking} breaking change${breaking > 1 ? 's' : ''}, acknowledged.** Announce ${breaking > 1 ? 'them' : 'it'} in the changelog.`);
@@ -70,9 +72,10 @@ export function renderMarkdown(review: Review, ctx: ReportContext): string {
   if (breaking > 0) {
     lines.push('### Breaking changes', '');
     for (const b of review.breaking) {
-      if (b.operations.length === 1) lines.push(`- \`${b.operations[0]}\` ${b.where}: ${b.message}`);
-      else if (b.operations.length > 1) lines.push(`- ${b.where}: ${b.message} (${b.operations.length} operations: ${names(b.operations)})`);
-      else lines.push(`- ${b.where}: ${b.message}`);
+      const id = ` <sub>\`${b.id}\`</sub>`;
+      if (b.operations.length === 1) lines.push(`- \`${b.operations[0]}\` ${b.where}: ${b.message}${id}`);
+      else if (b.operations.length > 1) lines.push(`- ${b.where}: ${b.message} (${b.operations.length} operations: ${names(b.operations)})${id}`);
+      else lines.push(`- ${b.where}: ${b.message}${id}`);
     }
     lines.push('');
   }
@@ -127,12 +130,12 @@ export function renderMarkdown(review: Review, ctx: ReportContext): string {
     for (const change of bySeverity(review.document)) if (budget-- > 0) lines.push(changeLine(change));
     lines.push('');
   }
-  if (budget < 0) lines.push(`_${-budget} more change lines left out; run \`npm run spec:review -- --base ${ctx.base}\` locally for all of them._`, '');
+  if (budget < 0) lines.push(`_${-budget} more change lines left out; run \`${(ctx.commands?.review ?? 'the review with --format json').replace('{base}', ctx.base)}\` locally for all of them._`, '');
   if (review.added.length + review.removed.length + changedCount + review.document.length === 0) {
     lines.push('No change to operations, schemas or the error catalog.', '');
   }
   lines.push(
-    '<sub>Breaking is judged by direction: in requests, accepting less breaks clients (a new required field or parameter, a removed enum value, a narrowed constraint); in responses, promising less does (a removed, optional or retyped field). A new response enum value or error status is a warning.</sub>',
+    '<sub>Breaking is judged by direction: in requests, accepting less breaks clients (a new required field or parameter, a removed enum value, a narrowed constraint); in responses, promising less does (a removed, optional or retyped field; a widened bound, a dropped format, a changed const, a new oneOf alternative). A new response enum value or error status is a warning. Each change ends with its check id (see the package README to re-level one).</sub>',
   );
   return `${lines.join('\n')}\n`;
 }
