@@ -8,12 +8,13 @@
  *
  * The quick start quotes the spec's pattern for a Mind's name.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { operationTable, type OperationFacts } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from './support/source-files.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -22,18 +23,7 @@ const NOT_SETTINGS: Record<string, string> = {
   PATH: 'passed through to a child process (apps/conformance)',
   HOME: 'passed through to a child process (apps/conformance)',
   VITEST: 'set by the test runner; the logger goes quiet under it',
-  TOKEN: 'inside the example code the getting-started page shows (apps/docs/scripts/pages.ts)',
 };
-
-const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'test', 'generated', '.turbo', '.test-results', 'data']);
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return SKIPPED_DIRS.has(entry.name) ? [] : sourceFiles(path);
-    return /\.(ts|mts|js|mjs)$/.test(entry.name) && !/\.(test|spec)\.|\.d\.ts$/.test(entry.name) ? [path] : [];
-  });
-}
 
 const READS = [
   /\benv\.([A-Z][A-Z0-9_]+)\b/g, // process.env.X, env.X, io.env.X
