@@ -52,7 +52,12 @@ describe('tools are the operation ids', () => {
     expect(create.properties.plan.enum).toEqual(['free', 'pro']);
     expect(create.properties['Idempotency-Key'].pattern).toMatch(/^\^\[0-9a-f\]\{8\}/);
     const insert = byName.get('minds_insertEpisodicMemory')!.inputSchema as any;
-    expect(insert.properties.event.properties.content).toMatchObject({ minLength: 1, maxLength: 16000, pattern: '\\S' });
+    const content = insert.properties.event.properties.content;
+    expect(content).toMatchObject({ minLength: 1, maxLength: 16000 });
+    // The spec's "not only whitespace" pattern travels as written: it still refuses what it refuses there.
+    const notOnlyWhitespace = new RegExp(content.pattern, 'u');
+    expect(['a note', ' x '].every((text) => notOnlyWhitespace.test(text))).toBe(true);
+    expect(['', '   ', 'a\u0000b'].some((text) => notOnlyWhitespace.test(text))).toBe(false);
     const extensions: string[] = [];
     const walk = (node: unknown, inProperties = false): void => {
       if (!node || typeof node !== 'object') return;
