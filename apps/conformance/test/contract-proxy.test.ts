@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationIds, type OperationId } from '@gateway-minds/contract';
 import { startStack, type Stack } from '@gateway-minds/testkit';
@@ -82,7 +83,9 @@ describe('through a Prism validation proxy', () => {
 
   // Prism checks the required WWW-Authenticate header the spec declares on every 401 (RFC 9110 §15.5.2).
   it('refusals with 401 carry the headers the contract declares', async () => {
-    const agentToken = (await stack.issue('agent_token', { dpop_jkt: 'x'.repeat(43) })).token;
+    // A sender-constrained token (bound to a real key's RFC 7638 thumbprint, as the admin API requires).
+    const { publicKey } = await generateKeyPair('ES256');
+    const agentToken = (await stack.issue('agent_token', { dpop_jkt: await calculateJwkThumbprint(await exportJWK(publicKey)) })).token;
     // Prism answers a request without credentials itself; these carry one, so the gateway answers.
     const refusals = [
       await caller(proxy.url, 'ak_neverIssued000000000000000000')('GET', '/v1/whoami'),
