@@ -13,6 +13,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { dereference, gatewayLimits, pruneUnreachableComponents, type ErrorCode, type JsonSchema, type OpenApiDocument, type OperationFacts } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { byteLimitViolations, hasByteLimits } from './byte-limits.js';
+import { compileRequestValidation } from './compiled-request-validation.js';
 import { answeredByListener } from './contract-server.js';
 import { ApiError, envelopeOf, errorHeaders, type ValidationIssue } from './errors.js';
 import { installLazySpecValidator } from './lazy-spec-validator.js';
@@ -68,6 +69,12 @@ export interface ServiceAppOptions {
    * Returns undefined for errors it does not know.
    */
   mapError?: (err: unknown, context: RequestContext | undefined) => ApiError | undefined;
+  /**
+   * Requests valid by the operation's compiled validators skip express-openapi-validator
+   * (compiled-request-validation.ts); the rest still go through it. Default true; false sends
+   * every request through express-openapi-validator (the comparison the tests make).
+   */
+  compiledRequestValidation?: boolean;
   /**
    * Services behind the gateway reuse the gateway's request id (sent as
    * X-Request-Id) so that one id names the request end to end.
@@ -281,7 +288,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     return issues.length ? next(new ApiError('INVALID_ARGUMENT', 'The body contains text that cannot be stored as sent.', { errors: issues })) : next();
   };
 
-  const validator = OpenApiValidator.middleware({
+  const validatorOptions = {
     apiSpec: document as never,
     validateApiSpec: false,
     // Full format checks: a date-time must be a real date (no February 30th, no hour 25).
@@ -296,7 +303,24 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     // The operation is already matched (matchOperation): dispatch binds its handler by operation id
     // instead of the validator's own router, which matched every request against every route again.
     operationHandlers: false,
-  }) as unknown as RequestHandler[];
+  } as const;
+  const validator = OpenApiValidator.middleware({ ...validatorOptions, validateRequests: { ...validatorOptions.validateRequests } }) as unknown as RequestHandler[];
+  const validatorStep = (name: string) => {
+    const step = validator.find((handler) => handler.name === name);
+    if (!step) throw new Error(`express-openapi-validator has no ${name}: the compiled request validation needs updating`);
+    return step;
+  };
+  const wholeValidator = middlewareChain(...validator);
+  // After a compiled pass, only what response validation needs of the validator: its route
+  // metadata and the response check (both skipped when responses are not validated).
+  const afterCompiledPass = options.validateResponses ? middlewareChain(validatorStep('metadataMiddleware'), validatorStep('responseMiddleware')) : undefined;
+  const compiled = options.compiledRequestValidation === false ? undefined : compileRequestValidation(document, { ...validatorOptions, validateRequests: { ...validatorOptions.validateRequests } });
+  app.locals.compiledRequestValidation = compiled?.counts;
+  const validateRequest: RequestHandler = (req, res, next) => {
+    const { operation, pathParams } = requestContext(res);
+    if (!compiled?.accepts(req, operation.operationId, pathParams)) return wholeValidator(req, res, next);
+    return afterCompiledPass ? afterCompiledPass(req, res, next) : next();
+  };
 
   const handlerOf = new Map<string, RequestHandler>();
   for (const operation of operations) {
@@ -317,7 +341,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
 
   // The whole pipeline, in order, as one Express layer (middleware-chain.ts says why).
   app.use(
-    middlewareChain(headAsGet, assignRequestId, options.preflight, matchOperation, options.authenticate, operationGuard, checkShape, parseJson, checkBodyText, ...validator, dispatch),
+    middlewareChain(headAsGet, assignRequestId, options.preflight, matchOperation, options.authenticate, operationGuard, checkShape, parseJson, checkBodyText, validateRequest, dispatch),
   );
 
   const onError: ErrorRequestHandler = (err, req, res, _next) => {

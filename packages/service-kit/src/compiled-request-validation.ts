@@ -1,0 +1,186 @@
+/**
+ * Request validation compiled per operation, in front of express-openapi-validator.
+ *
+ * express-openapi-validator 5.6 spends most of its time per request around its Ajv call, not in
+ * it: four promise hops, a walk over every route to find the operation again, a parameter mutator
+ * built per request, the query property redefined twice. Measured with the validator taken out of
+ * the pipeline (an interleaved A/B, bench/README): about 100 µs of CPU per request on `whoami` and
+ * on a forwarded `getMind`'s Minds side, a third of each.
+ *
+ * Here each operation's parameters and body are compiled once, on the operation's first request,
+ * into Ajv validators built by the validator's own Ajv factory with its own request options, from
+ * the same schemas (its `ParametersSchemaParser` and `BodySchemaParser` shapes), so keywords,
+ * formats, coercion and defaults are its own by construction. A request they pass goes straight on,
+ * its query, headers and body left as the validator would leave them; anything else, and every
+ * request shape this module does not model (a reserved character in a query value, an empty value,
+ * a repeated or bracketed name, an array or object parameter, a `content` parameter, a cookie
+ * parameter), goes through express-openapi-validator unchanged, which refuses it with the same
+ * error as before. So this may only ever say yes where the validator says yes:
+ * `apps/conformance/test/compiled-validation.test.ts` holds it to that on the generated hostile
+ * requests, answer for answer.
+ *
+ * Why not Ajv's standalone code at build time: the validator's request Ajv carries `readOnly` and
+ * `writeOnly` as keywords with a `compile` function, which Ajv's standalone output cannot contain,
+ * so code generated at build time would validate with other keywords than the validator does.
+ */
+import { createRequire } from 'node:module';
+import type { Request } from 'express';
+import { lookupRef, type JsonSchema, type OpenApiDocument, type OpenApiParameter } from '@gateway-minds/contract';
+
+type AjvValidate = ((data: unknown) => boolean) & { errors?: unknown };
+interface AjvInstance {
+  compile(schema: object): AjvValidate;
+}
+
+const requireFromHere = createRequire(import.meta.url);
+const validatorEntry = requireFromHere.resolve('express-openapi-validator');
+const requireFromValidator = createRequire(validatorEntry);
+/** The validator's own Ajv factory and option normalisation (module instances shared with the validator). */
+const { createRequestAjv } = requireFromValidator('./framework/ajv/index.js') as { createRequestAjv(document: object, options: object): AjvInstance };
+const { OpenApiValidator } = requireFromValidator('./openapi.validator.js') as {
+  OpenApiValidator: new (options: object) => { ajvOpts: { request: Record<string, unknown> } };
+};
+
+/** express-openapi-validator's RESERVED_CHARS (req.parameter.mutator): such a value in a query parameter without allowReserved is refused. */
+const RESERVED_CHARS = /[:/?#[\]@!$&'()*+,;=]/;
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+interface CompiledOperation {
+  general: AjvValidate;
+  body: AjvValidate | undefined;
+  /** Query parameter names; empty when the operation takes none. */
+  queryNames: ReadonlySet<string>;
+  /** Query parameters whose raw value may hold reserved characters (allowReserved). */
+  reservedAllowed: ReadonlySet<string>;
+}
+
+export interface CompiledRequestValidation {
+  /**
+   * True when the request is valid exactly as express-openapi-validator would find it; its query,
+   * headers and body are then as the validator leaves them (coerced, defaults applied). False: the
+   * request is left as it was, for express-openapi-validator to judge and answer.
+   */
+  accepts(req: Request, operationId: string, pathParams: Record<string, string>): boolean;
+  /** Requests accepted here and requests handed on, since start (tests read these). */
+  readonly counts: { accepted: number; handedOn: number };
+}
+
+/**
+ * `document` is the app's own document (its operations only); `validatorOptions` are the options
+ * given to express-openapi-validator's `middleware()`, so that both normalise them alike.
+ */
+export function compileRequestValidation(document: OpenApiDocument, validatorOptions: Record<string, unknown>): CompiledRequestValidation {
+  // A copy: express-openapi-validator prepares its own document in place.
+  const doc = structuredClone(document);
+  const requestOptions = new OpenApiValidator({ ...validatorOptions, apiSpec: doc }).ajvOpts.request;
+  // As its RequestValidator does: parameters always coerced, the body as configured. Ajv stops at
+  // the first error here: a refusal is the validator's to word, so only the verdict is needed.
+  let ajv: { general: AjvInstance; body: AjvInstance } | undefined;
+  const ajvs = () => (ajv ??= {
+    general: createRequestAjv(doc, { ...requestOptions, coerceTypes: requestOptions.coerceTypes || true, allErrors: false }),
+    body: createRequestAjv(doc, { ...requestOptions, allErrors: false }),
+  });
+
+  const byOperationId = new Map<string, { path: string; method: (typeof METHODS)[number] }>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of METHODS) {
+      const operationId = item[method]?.operationId;
+      if (operationId) byOperationId.set(operationId, { path, method });
+    }
+  }
+  /** Compiled on an operation's first request, as the validator does; null: not modelled here. */
+  const compiled = new Map<string, CompiledOperation | null>();
+
+  function compile(operationId: string): CompiledOperation | null {
+    const where = byOperationId.get(operationId);
+    if (!where) return null;
+    const item = doc.paths[where.path]!;
+    const operation = item[where.method]!;
+    const deref = <T>(node: T): T => ((node as { $ref?: string })?.$ref ? (lookupRef(doc, (node as { $ref: string }).$ref) as T) : node);
+    // Path-level parameters apply unless the operation redefines the same name and location.
+    const own = (operation.parameters ?? []).map(deref) as OpenApiParameter[];
+    const inherited = ((item.parameters ?? []).map(deref) as OpenApiParameter[]).filter((p) => !own.some((o) => o.name === p.name && o.in === p.in));
+    const parameters = [...inherited, ...own];
+
+    const parts: Record<'query' | 'headers' | 'params', JsonSchema> = { query: {}, headers: {}, params: {} };
+    const queryNames = new Set<string>();
+    const reservedAllowed = new Set<string>();
+    for (const parameter of parameters) {
+      const p = parameter as OpenApiParameter & { content?: unknown; style?: string; explode?: boolean; allowReserved?: boolean; allowEmptyValue?: boolean };
+      // As the validator's normalizeParameter: a schema that is a $ref is the referenced schema,
+      // keywords beside the $ref ignored (a `default` there is not applied).
+      const schema = deref(p.schema) as JsonSchema | undefined;
+      // Only scalar parameters in their default style are modelled; the rest is the validator's.
+      const defaultStyle = p.in === 'query' ? 'form' : 'simple';
+      if (!schema || p.content || p.in === 'cookie' || p.allowEmptyValue) return null;
+      if ((p.style ?? defaultStyle) !== defaultStyle || (p.explode ?? p.in === 'query') !== (p.in === 'query')) return null;
+      if (schema.type === 'array' || schema.type === 'object' || schema.allOf || schema.oneOf || schema.anyOf) return null;
+      const field = p.in === 'query' ? 'query' : p.in === 'header' ? 'headers' : 'params';
+      const name = p.in === 'header' ? p.name.toLowerCase() : p.name;
+      const part = (parts[field] = { type: 'object', properties: {}, ...parts[field] }) as { properties: Record<string, unknown>; required?: string[] };
+      part.properties[name] = schema;
+      if (p.required) part.required = [...(part.required ?? []), name];
+      if (p.in === 'query') {
+        queryNames.add(name);
+        if (p.allowReserved) reservedAllowed.add(name);
+      }
+    }
+    const { general, body } = ajvs();
+    // The shapes of the validator's Validator._schemaGeneral and _schemaBody, with the components
+    // beside them so that every $ref resolves as it does there.
+    const generalValidate = general.compile({ components: doc.components, required: ['query', 'headers', 'params'], properties: { ...parts, body: {} } });
+    const requestBody = deref(operation.requestBody) as { required?: boolean; content?: Record<string, { schema?: JsonSchema }> } | undefined;
+    let bodyValidate: AjvValidate | undefined;
+    if (requestBody) {
+      const schema = requestBody.content?.['application/json']?.schema;
+      if (!schema || Object.keys(requestBody.content!).length !== 1) return null;
+      bodyValidate = body.compile({
+        components: doc.components,
+        properties: { query: {}, headers: {}, params: {}, cookies: {}, body: schema },
+        ...(requestBody.required ? { required: ['body'] } : {}),
+      });
+    }
+    return { general: generalValidate, body: bodyValidate, queryNames, reservedAllowed };
+  }
+
+  const counts = { accepted: 0, handedOn: 0 };
+  function accepts(req: Request, operationId: string, pathParams: Record<string, string>): boolean {
+    let operation = compiled.get(operationId);
+    if (operation === undefined) compiled.set(operationId, (operation = compile(operationId)));
+    const query = operation ? queryOf(req, operation) : undefined;
+    if (!operation || !query || !operation.general({ query, headers: req.headers, params: { ...pathParams } }) || (operation.body && !operation.body({ body: req.body }))) {
+      counts.handedOn++;
+      return false;
+    }
+    // Where the validator leaves the query it validated (coerced, with defaults): an own property.
+    if (operation.queryNames.size) Object.defineProperty(req, 'query', { value: query, writable: true, enumerable: true, configurable: true });
+    counts.accepted++;
+    return true;
+  }
+  return { accepts, counts };
+}
+
+/**
+ * A copy of the parsed query when every value is a plain non-empty string of a declared parameter
+ * with no reserved character the validator would refuse; undefined when the request is not one
+ * this module models.
+ */
+function queryOf(req: Request, operation: CompiledOperation): Record<string, unknown> | undefined {
+  const at = req.originalUrl.indexOf('?');
+  if (at === -1 || at === req.originalUrl.length - 1) return {};
+  if (!operation.queryNames.size) return undefined;
+  // The validator checks the raw, undecoded value (its parseQueryStringUndecoded: split on & and =).
+  for (const pair of req.originalUrl.slice(at + 1).split('&')) {
+    const [name = '', value] = pair.split('=');
+    if (!operation.queryNames.has(name) || value === undefined || value === '') return undefined;
+    if (!operation.reservedAllowed.has(name) && RESERVED_CHARS.test(value)) return undefined;
+  }
+  const parsed = req.query as Record<string, unknown>;
+  const copy: Record<string, unknown> = {};
+  for (const name of Object.keys(parsed)) {
+    const value = parsed[name];
+    if (typeof value !== 'string' || value === '' || !operation.queryNames.has(name)) return undefined;
+    copy[name] = value;
+  }
+  return copy;
+}
