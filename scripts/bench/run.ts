@@ -13,7 +13,7 @@ import { runPipeline } from './pipeline.js';
 import { runSearch, searchTerms } from './search.js';
 import { runFirstStart, runStartup } from './startup.js';
 import { median } from './figures.js';
-import { runThroughput, type RowSummary, type ThroughputReport } from './throughput.js';
+import { runThroughput, type RowSummary, type ServingProcess, type ThroughputReport } from './throughput.js';
 
 const quick = process.env.BENCH_QUICK === '1';
 // The PostgreSQL rows use this server (throwaway schemas, dropped afterwards); BENCH_DATABASE_URL= skips them.
@@ -36,6 +36,21 @@ const pct = (value: number) => `${Math.round(value * 100)}%`;
 /** For a figure judged against a threshold: 24.7% must not print as a missed "25%". */
 const pctPrecise = (value: number) => `${(value * 100).toFixed(1)}%`;
 const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
+const micros = (value: number) => `${Math.round(value)} µs`;
+
+// The issue's throughput targets, as ratios taken within a round.
+const whoamiShareOfBare = 0.75;
+const forwardedShareOfBare = 0.4;
+const forwardedTimesMock = 3;
+
+/**
+ * The issue's 300 µs of CPU per forwarded read (gateway + Minds + database), split so that a miss
+ * names the layer that is over. The gateway gets the most: it serves two HTTP exchanges (the
+ * client's and its own to Minds) around authentication, the rate limit and the signed assertion.
+ * The Minds contract pipeline serves one exchange, validates the request and checks the assertion.
+ * What is left, credential rules, the handler and a read of one row by its key, should cost least.
+ */
+const forwardedReadCpuBudget = { gateway: 120, pipeline: 100, handlerAndDatabase: 80 } as const;
 
 say('# Benchmark results');
 say();
@@ -52,10 +67,12 @@ if (sections.includes('throughput')) {
   // host's drift over a run falls on both sides; the median round's ratio is reported, with the range.
   const roundRatios = (a: RowSummary | undefined, b: RowSummary | undefined) => (a && b ? a.rounds.map((rate, i) => rate / b.rounds[i]!) : [NaN]);
   const ratio = (a: RowSummary | undefined, b: RowSummary | undefined) => median(roundRatios(a, b));
-  const withRange = (a: RowSummary | undefined, b: RowSummary | undefined, format: (value: number) => string) => {
-    const ratios = roundRatios(a, b);
-    return ratios.length > 1 ? `${format(median(ratios))} (rounds: ${format(Math.min(...ratios))} to ${format(Math.max(...ratios))})` : format(ratios[0]!);
-  };
+  const rangeOf = (values: number[], format: (value: number) => string) =>
+    values.length > 1 ? `${format(median(values))} (rounds: ${format(Math.min(...values))} to ${format(Math.max(...values))})` : format(values[0]!);
+  const withRange = (a: RowSummary | undefined, b: RowSummary | undefined, format: (value: number) => string) => rangeOf(roundRatios(a, b), format);
+  /** A row's CPU µs per request in each round, summed over the given processes (NaN where the row lacks one). */
+  const cpuPerRound = (r: RowSummary | undefined, ...processes: ServingProcess[]) =>
+    r ? r.roundCpuByProcess.map((cpu) => processes.reduce((sum, p) => sum + (cpu[p] ?? NaN), 0)) : [NaN];
   const times = (value: number) => `${value.toFixed(1)}×`;
   const bare = row('bare Express')!;
   say(`## Throughput and latency (${options.connections} connections, ${options.durationSeconds} s per row, median of ${options.rounds} interleaved rounds)`);
@@ -92,19 +109,34 @@ if (sections.includes('throughput')) {
   say();
   const whoami = row('gateway whoami');
   const mock = row('Prism mock getMind');
-  const forwardedRows = ['PGlite', ...(onPostgres ? ['PostgreSQL'] : [])].map((driver) => [driver, row(`gateway getMind forwarded to Minds (${driver})`)] as const);
+  const forwardedRows = ['PGlite', ...(onPostgres ? ['PostgreSQL'] : [])].map((driver) => ({
+    driver,
+    forwarded: row(`gateway getMind forwarded to Minds (${driver})`),
+    // PGlite runs inside the Minds process; PostgreSQL in server processes of its own.
+    database: (driver === 'PostgreSQL' ? ['postgres'] : []) as ServingProcess[],
+  }));
+  const cpuBudgetTotal = forwardedReadCpuBudget.gateway + forwardedReadCpuBudget.pipeline + forwardedReadCpuBudget.handlerAndDatabase;
   const ceiling = ratio(stubForwarding, mock);
+  const [ofBare, ofMock] = [pct(forwardedShareOfBare), `${forwardedTimesMock}×`];
   say('### Targets');
   say();
   table(
     ['target', 'measured', 'verdict'],
     [
-      ['gateway whoami ≥ 50% of bare Express', withRange(whoami, bare, pctPrecise), verdict(ratio(whoami, bare) >= 0.5)],
-      ...forwardedRows.map(([driver, forwarded]) => [`forwarded, validated Minds read ≥ 25% of bare Express (${driver})`, withRange(forwarded, bare, pctPrecise), verdict(ratio(forwarded, bare) >= 0.25)]),
-      ...forwardedRows.map(([driver, forwarded]) => [`forwarded Minds read ≥ 3× the Prism mock (${driver})`, withRange(forwarded, mock, times), verdict(ratio(forwarded, mock) >= 3)]),
-      ['(ceiling) the gateway forwarding to a stub that does no work, vs the Prism mock', withRange(stubForwarding, mock, times), ceiling >= 3 ? 'above 3×' : 'below 3×: no service behind this gateway can reach 3× on this machine'],
-      ['(ceiling) a validated, authenticated read through the gateway with no database, vs bare Express', withRange(withoutDatabase, bare, pctPrecise), ratio(withoutDatabase, bare) >= 0.25 ? 'above 25%: the database decides' : 'below 25%: no storage can reach 25% on this machine'],
-      ['(ceiling) the same, vs the Prism mock', withRange(withoutDatabase, mock, times), ratio(withoutDatabase, mock) >= 3 ? 'above 3×: the database decides' : 'below 3×: no storage can reach 3× on this machine'],
+      [`gateway whoami ≥ ${pct(whoamiShareOfBare)} of bare Express`, withRange(whoami, bare, pctPrecise), verdict(ratio(whoami, bare) >= whoamiShareOfBare)],
+      ...forwardedRows.map(({ driver, forwarded }) => [`forwarded, validated Minds read ≥ ${ofBare} of bare Express (${driver})`, withRange(forwarded, bare, pctPrecise), verdict(ratio(forwarded, bare) >= forwardedShareOfBare)]),
+      ...forwardedRows.map(({ driver, forwarded }) => [`forwarded Minds read ≥ ${ofMock} the Prism mock (${driver})`, withRange(forwarded, mock, times), verdict(ratio(forwarded, mock) >= forwardedTimesMock)]),
+      ...forwardedRows.map(({ driver, forwarded, database }) => {
+        const cpu = cpuPerRound(forwarded, 'gateway', 'minds', ...database);
+        return [`CPU per forwarded read (gateway + Minds + database) ≤ ${cpuBudgetTotal} µs (${driver})`, rangeOf(cpu, micros), verdict(median(cpu) <= cpuBudgetTotal)];
+      }),
+      ['(ceiling) the gateway forwarding to a stub that does no work, vs the Prism mock', withRange(stubForwarding, mock, times), ceiling >= forwardedTimesMock ? `above ${ofMock}` : `below ${ofMock}: no service behind this gateway can reach ${ofMock} on this machine`],
+      [
+        '(ceiling) a validated, authenticated read through the gateway with no database, vs bare Express',
+        withRange(withoutDatabase, bare, pctPrecise),
+        ratio(withoutDatabase, bare) >= forwardedShareOfBare ? `above ${ofBare}: the database decides` : `below ${ofBare}: no storage can reach ${ofBare} on this machine`,
+      ],
+      ['(ceiling) the same, vs the Prism mock', withRange(withoutDatabase, mock, times), ratio(withoutDatabase, mock) >= forwardedTimesMock ? `above ${ofMock}: the database decides` : `below ${ofMock}: no storage can reach ${ofMock} on this machine`],
     ],
   );
   say('### Resident memory (MiB)');
