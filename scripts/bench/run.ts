@@ -139,6 +139,40 @@ if (sections.includes('throughput')) {
       ['(ceiling) the same, vs the Prism mock', withRange(withoutDatabase, mock, times), ratio(withoutDatabase, mock) >= forwardedTimesMock ? `above ${ofMock}: the database decides` : `below ${ofMock}: no storage can reach ${ofMock} on this machine`],
     ],
   );
+  say('### CPU per forwarded read, by layer, against its budget');
+  say();
+  // The contract pipeline's share is read from the rung that runs it alone behind a gateway; the Minds
+  // process does that work and the rest, so the rest is its CPU less the rung's, paired round by round.
+  const pipelineLayer = cpuPerRound(withoutDatabase, 'pipeline');
+  const layerRows = forwardedRows.flatMap(({ driver, forwarded, database }) => [
+    { layer: `${driver}: the gateway (HTTP in and out, authentication, rate limit, forwarding, the assertion attached)`, budget: forwardedReadCpuBudget.gateway, perRound: cpuPerRound(forwarded, 'gateway') },
+    { layer: `${driver}: the Minds contract pipeline (HTTP, request validation, the assertion check)`, budget: forwardedReadCpuBudget.pipeline, perRound: pipelineLayer },
+    {
+      layer: `${driver}: the Minds handler and the database (credential rules, the handler, the query${database.length ? ', the postgres server processes' : ''})`,
+      budget: forwardedReadCpuBudget.handlerAndDatabase,
+      perRound: cpuPerRound(forwarded, 'minds', ...database).map((us, round) => us - pipelineLayer[round]!),
+    },
+    { layer: `${driver}: total`, budget: cpuBudgetTotal, perRound: cpuPerRound(forwarded, 'gateway', 'minds', ...database), total: true },
+  ]);
+  const overBy = (r: (typeof layerRows)[number]) => median(r.perRound) - r.budget;
+  table(
+    ['layer', 'budget µs', 'measured µs', 'verdict'],
+    layerRows.map((r) => [r.total ? `**${r.layer}**` : r.layer, r.budget, rangeOf(r.perRound, (us) => String(Math.round(us))), overBy(r) > 0 ? `**over by ${Math.round(overBy(r))} µs**` : 'within']),
+  );
+  const mostOver = layerRows.filter((r) => !r.total).sort((a, b) => overBy(b) - overBy(a))[0];
+  say(mostOver && overBy(mostOver) > 0 ? `Over its budget the most: **${mostOver.layer}**, by ${Math.round(overBy(mostOver))} µs.` : 'Every layer is within its budget.');
+  say();
+  say(
+    `Each layer is taken round by round and its median round shown, so the layers need not add up to the total. The contract pipeline is measured in the rung "gateway getMind forwarded to the contract pipeline + assertion check (no database)", the same work in a server of its own; the handler and the database are the Minds process less that, so a difference between the two pipelines falls on them.${onPostgres ? ' The postgres server processes are all of those on the host.' : ''}`,
+  );
+  say();
+  const whoamiGateway = cpuPerRound(whoami, 'gateway');
+  const bareServer = cpuPerRound(bare, 'server');
+  const whoamiTimesBare = whoamiGateway.map((us, round) => us / bareServer[round]!);
+  say(
+    `whoami: the gateway spends ${rangeOf(whoamiGateway, micros)} of CPU per request, bare Express ${rangeOf(bareServer, micros)}; taken within each round, whoami costs ${rangeOf(whoamiTimesBare, times)} bare Express's CPU.`,
+  );
+  say();
   say('### Resident memory (MiB)');
   say();
   table(
