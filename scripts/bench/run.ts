@@ -13,7 +13,7 @@ import { runPipeline } from './pipeline.js';
 import { runSearch, searchTerms } from './search.js';
 import { runFirstStart, runStartup } from './startup.js';
 import { median } from './figures.js';
-import { runThroughput, type RowSummary, type ThroughputReport } from './throughput.js';
+import { runThroughput, type RowSummary, type ServingProcess, type ThroughputReport } from './throughput.js';
 
 const quick = process.env.BENCH_QUICK === '1';
 // The PostgreSQL rows use this server (throwaway schemas, dropped afterwards); BENCH_DATABASE_URL= skips them.
@@ -33,9 +33,31 @@ function table(header: string[], rows: (string | number)[][]): void {
 }
 
 const pct = (value: number) => `${Math.round(value * 100)}%`;
-/** For a figure judged against a threshold: 24.7% must not print as a missed "25%". */
-const pctPrecise = (value: number) => `${(value * 100).toFixed(1)}%`;
+/**
+ * For a figure judged against a threshold: 24.7% must not print as a missed "25%". Cut, not rounded,
+ * to a tenth, so that a figure printed at a threshold it must reach has reached it (74.97% is 74.9%).
+ */
+const tenthsDown = (value: number) => (Math.floor(value * 10 + 1e-9) / 10).toFixed(1);
+const pctPrecise = (value: number) => `${tenthsDown(value * 100)}%`;
+const times = (value: number) => `${tenthsDown(value)}×`;
 const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
+/** CPU is judged in whole µs, as printed: finer is below what /proc's 10 ms ticks resolve over a window. */
+const wholeMicros = (value: number) => Math.round(value);
+const micros = (value: number) => `${wholeMicros(value)} µs`;
+
+// The issue's throughput targets, as ratios taken within a round.
+const whoamiShareOfBare = 0.75;
+const forwardedShareOfBare = 0.4;
+const forwardedTimesMock = 3;
+
+/**
+ * The issue's 300 µs of CPU per forwarded read (gateway + Minds + database), split so that a miss
+ * names the layer that is over. The gateway gets the most: it serves two HTTP exchanges (the
+ * client's and its own to Minds) around authentication, the rate limit and the signed assertion.
+ * The Minds contract pipeline serves one exchange, validates the request and checks the assertion.
+ * What is left, credential rules, the handler and a read of one row by its key, should cost least.
+ */
+const forwardedReadCpuBudget = { gateway: 120, pipeline: 100, handlerAndDatabase: 80 } as const;
 
 say('# Benchmark results');
 say();
@@ -52,11 +74,12 @@ if (sections.includes('throughput')) {
   // host's drift over a run falls on both sides; the median round's ratio is reported, with the range.
   const roundRatios = (a: RowSummary | undefined, b: RowSummary | undefined) => (a && b ? a.rounds.map((rate, i) => rate / b.rounds[i]!) : [NaN]);
   const ratio = (a: RowSummary | undefined, b: RowSummary | undefined) => median(roundRatios(a, b));
-  const withRange = (a: RowSummary | undefined, b: RowSummary | undefined, format: (value: number) => string) => {
-    const ratios = roundRatios(a, b);
-    return ratios.length > 1 ? `${format(median(ratios))} (rounds: ${format(Math.min(...ratios))} to ${format(Math.max(...ratios))})` : format(ratios[0]!);
-  };
-  const times = (value: number) => `${value.toFixed(1)}×`;
+  const rangeOf = (values: number[], format: (value: number) => string) =>
+    values.length > 1 ? `${format(median(values))} (rounds: ${format(Math.min(...values))} to ${format(Math.max(...values))})` : format(values[0]!);
+  const withRange = (a: RowSummary | undefined, b: RowSummary | undefined, format: (value: number) => string) => rangeOf(roundRatios(a, b), format);
+  /** A row's CPU µs per request in each round, summed over the given processes (NaN where the row lacks one). */
+  const cpuPerRound = (r: RowSummary | undefined, ...processes: ServingProcess[]) =>
+    r ? r.roundCpuByProcess.map((cpu) => processes.reduce((sum, p) => sum + (cpu[p] ?? NaN), 0)) : [NaN];
   const bare = row('bare Express')!;
   say(`## Throughput and latency (${options.connections} connections, ${options.durationSeconds} s per row, median of ${options.rounds} interleaved rounds)`);
   say();
@@ -92,21 +115,70 @@ if (sections.includes('throughput')) {
   say();
   const whoami = row('gateway whoami');
   const mock = row('Prism mock getMind');
-  const forwardedRows = ['PGlite', ...(onPostgres ? ['PostgreSQL'] : [])].map((driver) => [driver, row(`gateway getMind forwarded to Minds (${driver})`)] as const);
+  const forwardedRows = ['PGlite', ...(onPostgres ? ['PostgreSQL'] : [])].map((driver) => ({
+    driver,
+    forwarded: row(`gateway getMind forwarded to Minds (${driver})`),
+    // PGlite runs inside the Minds process; PostgreSQL in server processes of its own.
+    database: (driver === 'PostgreSQL' ? ['postgres'] : []) as ServingProcess[],
+  }));
+  const cpuBudgetTotal = forwardedReadCpuBudget.gateway + forwardedReadCpuBudget.pipeline + forwardedReadCpuBudget.handlerAndDatabase;
   const ceiling = ratio(stubForwarding, mock);
+  const [ofBare, ofMock] = [pct(forwardedShareOfBare), `${forwardedTimesMock}×`];
   say('### Targets');
   say();
   table(
     ['target', 'measured', 'verdict'],
     [
-      ['gateway whoami ≥ 50% of bare Express', withRange(whoami, bare, pctPrecise), verdict(ratio(whoami, bare) >= 0.5)],
-      ...forwardedRows.map(([driver, forwarded]) => [`forwarded, validated Minds read ≥ 25% of bare Express (${driver})`, withRange(forwarded, bare, pctPrecise), verdict(ratio(forwarded, bare) >= 0.25)]),
-      ...forwardedRows.map(([driver, forwarded]) => [`forwarded Minds read ≥ 3× the Prism mock (${driver})`, withRange(forwarded, mock, times), verdict(ratio(forwarded, mock) >= 3)]),
-      ['(ceiling) the gateway forwarding to a stub that does no work, vs the Prism mock', withRange(stubForwarding, mock, times), ceiling >= 3 ? 'above 3×' : 'below 3×: no service behind this gateway can reach 3× on this machine'],
-      ['(ceiling) a validated, authenticated read through the gateway with no database, vs bare Express', withRange(withoutDatabase, bare, pctPrecise), ratio(withoutDatabase, bare) >= 0.25 ? 'above 25%: the database decides' : 'below 25%: no storage can reach 25% on this machine'],
-      ['(ceiling) the same, vs the Prism mock', withRange(withoutDatabase, mock, times), ratio(withoutDatabase, mock) >= 3 ? 'above 3×: the database decides' : 'below 3×: no storage can reach 3× on this machine'],
+      [`gateway whoami ≥ ${pct(whoamiShareOfBare)} of bare Express`, withRange(whoami, bare, pctPrecise), verdict(ratio(whoami, bare) >= whoamiShareOfBare)],
+      ...forwardedRows.map(({ driver, forwarded }) => [`forwarded, validated Minds read ≥ ${ofBare} of bare Express (${driver})`, withRange(forwarded, bare, pctPrecise), verdict(ratio(forwarded, bare) >= forwardedShareOfBare)]),
+      ...forwardedRows.map(({ driver, forwarded }) => [`forwarded Minds read ≥ ${ofMock} the Prism mock (${driver})`, withRange(forwarded, mock, times), verdict(ratio(forwarded, mock) >= forwardedTimesMock)]),
+      ...forwardedRows.map(({ driver, forwarded, database }) => {
+        const cpu = cpuPerRound(forwarded, 'gateway', 'minds', ...database);
+        return [`CPU per forwarded read (gateway + Minds + database) ≤ ${cpuBudgetTotal} µs (${driver})`, rangeOf(cpu, micros), verdict(wholeMicros(median(cpu)) <= cpuBudgetTotal)];
+      }),
+      ['(ceiling) the gateway forwarding to a stub that does no work, vs the Prism mock', withRange(stubForwarding, mock, times), ceiling >= forwardedTimesMock ? `above ${ofMock}` : `below ${ofMock}: no service behind this gateway can reach ${ofMock} on this machine`],
+      [
+        '(ceiling) a validated, authenticated read through the gateway with no database, vs bare Express',
+        withRange(withoutDatabase, bare, pctPrecise),
+        ratio(withoutDatabase, bare) >= forwardedShareOfBare ? `above ${ofBare}: the database decides` : `below ${ofBare}: no storage can reach ${ofBare} on this machine`,
+      ],
+      ['(ceiling) the same, vs the Prism mock', withRange(withoutDatabase, mock, times), ratio(withoutDatabase, mock) >= forwardedTimesMock ? `above ${ofMock}: the database decides` : `below ${ofMock}: no storage can reach ${ofMock} on this machine`],
     ],
   );
+  say('### CPU per forwarded read, by layer, against its budget');
+  say();
+  // The contract pipeline's share is read from the rung that runs it alone behind a gateway; the Minds
+  // process does that work and the rest, so the rest is its CPU less the rung's, paired round by round.
+  const pipelineLayer = cpuPerRound(withoutDatabase, 'pipeline');
+  const layerRows = forwardedRows.flatMap(({ driver, forwarded, database }) => [
+    { layer: `${driver}: the gateway (HTTP in and out, authentication, rate limit, forwarding, the assertion attached)`, budget: forwardedReadCpuBudget.gateway, perRound: cpuPerRound(forwarded, 'gateway') },
+    { layer: `${driver}: the Minds contract pipeline (HTTP, request validation, the assertion check)`, budget: forwardedReadCpuBudget.pipeline, perRound: pipelineLayer },
+    {
+      layer: `${driver}: the Minds handler and the database (credential rules, the handler, the query${database.length ? ', the postgres server processes' : ''})`,
+      budget: forwardedReadCpuBudget.handlerAndDatabase,
+      perRound: cpuPerRound(forwarded, 'minds', ...database).map((us, round) => us - pipelineLayer[round]!),
+    },
+    { layer: `${driver}: total`, budget: cpuBudgetTotal, perRound: cpuPerRound(forwarded, 'gateway', 'minds', ...database), total: true },
+  ]);
+  const overBy = (r: (typeof layerRows)[number]) => wholeMicros(median(r.perRound)) - r.budget;
+  table(
+    ['layer', 'budget µs', 'measured µs', 'verdict'],
+    layerRows.map((r) => [r.total ? `**${r.layer}**` : r.layer, r.budget, rangeOf(r.perRound, (us) => String(wholeMicros(us))), overBy(r) > 0 ? `**over by ${overBy(r)} µs**` : 'within']),
+  );
+  const mostOver = layerRows.filter((r) => !r.total).sort((a, b) => overBy(b) - overBy(a))[0];
+  say(mostOver && overBy(mostOver) > 0 ? `Over its budget the most: **${mostOver.layer}**, by ${overBy(mostOver)} µs.` : 'Every layer is within its budget.');
+  say();
+  say(
+    `Each layer is taken round by round and its median round shown, so the layers need not add up to the total. The contract pipeline is measured in the rung "gateway getMind forwarded to the contract pipeline + assertion check (no database)", the same work in a server of its own; the handler and the database are the Minds process less that, so a difference between the two pipelines falls on them.${onPostgres ? ' The postgres server processes are all of those on the host.' : ''}`,
+  );
+  say();
+  const whoamiGateway = cpuPerRound(whoami, 'gateway');
+  const bareServer = cpuPerRound(bare, 'server');
+  const whoamiTimesBare = whoamiGateway.map((us, round) => us / bareServer[round]!);
+  say(
+    `whoami: the gateway spends ${rangeOf(whoamiGateway, micros)} of CPU per request, bare Express ${rangeOf(bareServer, micros)}; taken within each round, whoami costs ${rangeOf(whoamiTimesBare, times)} bare Express's CPU.`,
+  );
+  say();
   say('### Resident memory (MiB)');
   say();
   table(

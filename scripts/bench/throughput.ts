@@ -19,14 +19,18 @@ export interface ThroughputOptions {
   rounds: number;
 }
 
+/** What a process does in a row: its CPU is recorded apart, so that a row's CPU can be split by layer. */
+export type ServingProcess = 'server' | 'pipeline' | 'gateway' | 'stub' | 'minds' | 'mock' | 'postgres';
+export type CpuByProcess = Partial<Record<ServingProcess, number>>;
+
 interface Target {
   name: string;
   method: 'GET' | 'POST';
   url: string;
   headers?: Record<string, string>;
   body?: string;
-  /** The processes that serve the row (load generator excluded), and whether PostgreSQL's do too. */
-  pids: number[];
+  /** The processes that serve the row (load generator excluded), by what they do, and whether PostgreSQL's do too. */
+  processes: Partial<Record<Exclude<ServingProcess, 'postgres'>, number>>;
   postgres?: boolean;
 }
 
@@ -38,12 +42,18 @@ export interface RowResult {
   errors: number;
   /** CPU microseconds the serving processes spent per request: steadier than req/s on a shared host. */
   cpuPerRequest: number;
+  /** The same for each serving process; they sum to cpuPerRequest. */
+  cpuPerRequestByProcess: CpuByProcess;
 }
 
-const serverCpuMs = (target: Target) => target.pids.reduce((sum, pid) => sum + cpuMs(pid), target.postgres ? postgresCpuMs() : 0);
+/** CPU milliseconds used so far by each serving process (PostgreSQL's server processes as one). */
+function serverCpuMs(target: Target): [ServingProcess, number][] {
+  const used = Object.entries(target.processes).map(([servingProcess, pid]): [ServingProcess, number] => [servingProcess as ServingProcess, cpuMs(pid)]);
+  return target.postgres ? [...used, ['postgres', postgresCpuMs()]] : used;
+}
 
 async function measure(target: Target, options: ThroughputOptions): Promise<RowResult> {
-  const cpuBefore = serverCpuMs(target);
+  const cpuBefore = new Map(serverCpuMs(target));
   const result = await autocannon({
     url: target.url,
     method: target.method,
@@ -52,13 +62,16 @@ async function measure(target: Target, options: ThroughputOptions): Promise<RowR
     connections: options.connections,
     duration: options.durationSeconds,
   });
+  const requests = Math.max(1, result.requests.total);
+  const cpuPerRequestByProcess: CpuByProcess = Object.fromEntries(serverCpuMs(target).map(([servingProcess, ms]) => [servingProcess, ((ms - cpuBefore.get(servingProcess)!) * 1000) / requests]));
   return {
     name: target.name,
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
-    cpuPerRequest: ((serverCpuMs(target) - cpuBefore) * 1000) / Math.max(1, result.requests.total),
+    cpuPerRequest: Object.values(cpuPerRequestByProcess).reduce((sum, us) => sum + us, 0),
+    cpuPerRequestByProcess,
   };
 }
 
@@ -78,15 +91,19 @@ function searchTarget(name: string, stack: Stack, mindId: string, session: strin
     name,
     method: 'POST',
     url: stack.gatewayUrl + operationPath('minds_searchMemory', { mind: mindId }),
-    pids: [stack.gateway.pid!, stack.minds.pid!],
+    processes: { gateway: stack.gateway.pid!, minds: stack.minds.pid! },
     headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' },
     body: JSON.stringify({ text: 'garden river', limit: 20 }),
   };
 }
 
-/** A row's medians over the rounds, and its req/s in each round (round order), for ratios taken round by round. */
+/**
+ * A row's medians over the rounds (each process's CPU too), and its req/s and CPU by process in each
+ * round (round order), for ratios and differences taken round by round.
+ */
 export interface RowSummary extends RowResult {
   rounds: number[];
+  roundCpuByProcess: CpuByProcess[];
 }
 
 export interface ThroughputReport {
@@ -162,27 +179,27 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     }
 
     const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-    const pids = (s: Stack) => [s.gateway.pid!, s.minds.pid!];
+    const gatewayAndMinds = (s: Stack) => ({ gateway: s.gateway.pid!, minds: s.minds.pid! });
     const targets: Target[] = [
-      { name: 'raw node http, fixed JSON', method: 'GET', url: `${raw.url}${operationPath('gateway_getPrincipal')}`, pids: [raw.pid] },
-      { name: 'bare Express 5, fixed JSON', method: 'GET', url: `${bare.url}${operationPath('gateway_getPrincipal')}`, pids: [bare.pid] },
-      { name: 'contract pipeline getMind, request validation', method: 'GET', url: requestOnly.url + mindPath(mindId), pids: [requestOnly.pid] },
-      { name: 'contract pipeline getMind, request + response validation', method: 'GET', url: both.url + mindPath(mindId), pids: [both.pid] },
-      { name: 'gateway whoami (auth, validation)', method: 'GET', url: `${stack.gatewayUrl}${operationPath('gateway_getPrincipal')}`, headers: bearer(apiKey), pids: [stack.gateway.pid!] },
-      { name: 'gateway getMind forwarded to a stub upstream', method: 'GET', url: forwardingOnly.gatewayUrl + mindPath(mindId), headers: bearer(stubSession), pids: [forwardingOnly.gateway.pid!, stub.pid] },
-      { name: 'gateway getMind forwarded to the contract pipeline (no database)', method: 'GET', url: pipelineBehindGateway.gatewayUrl + mindPath(mindId), headers: bearer(pipelineSession), pids: [pipelineBehindGateway.gateway.pid!, requestOnly.pid] },
+      { name: 'raw node http, fixed JSON', method: 'GET', url: `${raw.url}${operationPath('gateway_getPrincipal')}`, processes: { server: raw.pid } },
+      { name: 'bare Express 5, fixed JSON', method: 'GET', url: `${bare.url}${operationPath('gateway_getPrincipal')}`, processes: { server: bare.pid } },
+      { name: 'contract pipeline getMind, request validation', method: 'GET', url: requestOnly.url + mindPath(mindId), processes: { pipeline: requestOnly.pid } },
+      { name: 'contract pipeline getMind, request + response validation', method: 'GET', url: both.url + mindPath(mindId), processes: { pipeline: both.pid } },
+      { name: 'gateway whoami (auth, validation)', method: 'GET', url: `${stack.gatewayUrl}${operationPath('gateway_getPrincipal')}`, headers: bearer(apiKey), processes: { gateway: stack.gateway.pid! } },
+      { name: 'gateway getMind forwarded to a stub upstream', method: 'GET', url: forwardingOnly.gatewayUrl + mindPath(mindId), headers: bearer(stubSession), processes: { gateway: forwardingOnly.gateway.pid!, stub: stub.pid } },
+      { name: 'gateway getMind forwarded to the contract pipeline (no database)', method: 'GET', url: pipelineBehindGateway.gatewayUrl + mindPath(mindId), headers: bearer(pipelineSession), processes: { gateway: pipelineBehindGateway.gateway.pid!, pipeline: requestOnly.pid } },
       {
         name: 'gateway getMind forwarded to the contract pipeline + assertion check (no database)',
         method: 'GET',
         url: assertionBehindGateway.gatewayUrl + mindPath(mindId),
         headers: bearer(assertionSession),
-        pids: [assertionBehindGateway.gateway.pid!, checking.pid],
+        processes: { gateway: assertionBehindGateway.gateway.pid!, pipeline: checking.pid },
       },
-      { name: 'gateway getMind forwarded to Minds (PGlite)', method: 'GET', url: stack.gatewayUrl + mindPath(mindId), headers: bearer(session), pids: pids(stack) },
-      ...(pgStack ? [{ name: 'gateway getMind forwarded to Minds (PostgreSQL)', method: 'GET' as const, url: pgStack.gatewayUrl + mindPath(pgMindId), headers: bearer(pgSession), pids: pids(pgStack), postgres: true }] : []),
+      { name: 'gateway getMind forwarded to Minds (PGlite)', method: 'GET', url: stack.gatewayUrl + mindPath(mindId), headers: bearer(session), processes: gatewayAndMinds(stack) },
+      ...(pgStack ? [{ name: 'gateway getMind forwarded to Minds (PostgreSQL)', method: 'GET' as const, url: pgStack.gatewayUrl + mindPath(pgMindId), headers: bearer(pgSession), processes: gatewayAndMinds(pgStack), postgres: true }] : []),
       searchTarget('gateway searchMemory (2k events, PGlite)', stack, mindId, session),
       ...(pgStack ? [{ ...searchTarget('gateway searchMemory (2k events, PostgreSQL)', pgStack, pgMindId, pgSession), postgres: true }] : []),
-      { name: 'Prism mock getMind', method: 'GET', url: `http://127.0.0.1:${mockPort}${mindPath(mindId)}`, headers: bearer('bs_mock'), pids: [prism.pid!] },
+      { name: 'Prism mock getMind', method: 'GET', url: `http://127.0.0.1:${mockPort}${mindPath(mindId)}`, headers: bearer('bs_mock'), processes: { mock: prism.pid! } },
     ];
 
     const memory: ThroughputReport['memory'] = [];
@@ -220,7 +237,11 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
         p99: median(results.map((r) => r.p99)),
         errors: results.reduce((sum, r) => sum + r.errors, 0),
         cpuPerRequest: median(results.map((r) => r.cpuPerRequest)),
+        cpuPerRequestByProcess: Object.fromEntries(
+          Object.keys(results[0]!.cpuPerRequestByProcess).map((servingProcess) => [servingProcess, median(results.map((r) => r.cpuPerRequestByProcess[servingProcess as ServingProcess]!))]),
+        ),
         rounds: results.map((r) => r.requestsPerSecond),
+        roundCpuByProcess: results.map((r) => r.cpuPerRequestByProcess),
       };
     });
     return { rows, memory };
