@@ -248,7 +248,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
       server.once('listening', () => resolve(server));
       server.once('error', reject);
     });
-  const server = await listen(createContractServer(root, { logger, docsBaseUrl }), config.port);
+  const server = await listen(createContractServer(root, { logger, docsBaseUrl, app }), config.port);
   server.keepAliveTimeout = 65_000;
   const adminServer = await listen(createServer(adminApp), config.adminPort);
   const url = `http://${config.host}:${(server.address() as AddressInfo).port}`;

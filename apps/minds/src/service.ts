@@ -182,7 +182,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     controller,
     host,
     async listen(port, hostname = '127.0.0.1') {
-      server = createContractServer(listener, { logger, docsBaseUrl: config.docsBaseUrl }).listen(port, hostname);
+      server = createContractServer(listener, { logger, docsBaseUrl: config.docsBaseUrl, app: serviceApp }).listen(port, hostname);
       await once(server, 'listening');
       const address = server.address() as AddressInfo;
       return { port: address.port, url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${address.port}` };

@@ -14,8 +14,10 @@
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Express } from 'express';
 import { gatewayLimits } from '@gateway-minds/contract';
 import { ApiError, envelopeOf, errorHeaders } from './errors.js';
+import { serverClassesFor } from './express-prototypes.js';
 import type { Logger } from './logger.js';
 import { newRequestId } from './request-id.js';
 
@@ -32,6 +34,8 @@ export interface ContractServerOptions {
   logger: Logger;
   /** As the service app's: the base of every docs_url, or a function giving it when it is known only once listening. */
   docsBaseUrl: string | (() => string);
+  /** The Express app that answers most requests: requests and responses are born with its prototypes (express-prototypes.ts). */
+  app?: Express;
 }
 
 type ClientError = Error & { code?: string; rawPacket?: Buffer };
@@ -62,6 +66,7 @@ export function createContractServer(handler: RequestListener, options: Contract
       requestTimeout: REQUEST_READ_TIMEOUT_MS,
       headersTimeout: REQUEST_READ_TIMEOUT_MS,
       connectionsCheckingInterval: DEADLINE_CHECK_INTERVAL_MS,
+      ...(options.app ? serverClassesFor(options.app) : {}),
     },
     handler,
   );

@@ -8,4 +8,5 @@ export { createServiceApp, requestContext, shapeError, BODY_LIMIT_BYTES, type Op
 export * from './assertion.js';
 export { ADMITTED_OPERATIONS_PATH, HEALTH_PATH, withSideRoutes, type AdmittedOperations } from './side-routes.js';
 export { createContractServer, clientErrorOf, MAX_HEADER_BLOCK_BYTES, REQUEST_READ_TIMEOUT_MS, type ContractServerOptions } from './contract-server.js';
+export { serverClassesFor, type ServerClasses } from './express-prototypes.js';
 export { docsBaseUrlOf, publicBaseUrlOf } from './public-urls.js';
