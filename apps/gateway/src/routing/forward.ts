@@ -8,7 +8,7 @@
  * cookies, or anything claiming tenancy.
  */
 import type { Response } from 'express';
-import { errors as undiciErrors } from 'undici';
+import { errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
 import type { OperationFacts } from '@gateway-minds/contract';
 import { ApiError, ASSERTION_HEADER, type VerifiedPrincipal } from '@gateway-minds/service-kit';
 import { MAX_UPSTREAM_BODY_BYTES, type Upstream } from './upstreams.js';
@@ -48,29 +48,13 @@ export async function forward(request: ForwardRequest, assertionFor: AssertionFo
     headers[ASSERTION_HEADER] = await assertionFor(request.principal, upstream.name, request.requestId);
   }
 
-  let response;
+  let response: UpstreamAnswer;
   try {
-    response = await upstream.pool.request({
-      path: request.url,
-      method: request.method as 'GET',
-      headers,
-      body: request.body,
-      headersTimeout: upstream.timeoutMs,
-      bodyTimeout: upstream.timeoutMs,
-      signal: AbortSignal.timeout(upstream.timeoutMs),
-    });
+    response = await exchange(upstream, { path: request.url, method: request.method, headers, body: request.body });
   } catch (error) {
     throw classify(error, upstream);
   }
-
-  const { statusCode } = response;
-  let body: Buffer;
-  try {
-    // The pool refuses a body over MAX_UPSTREAM_BODY_BYTES as it arrives (maxResponseSize).
-    body = Buffer.from(await response.body.arrayBuffer());
-  } catch (error) {
-    throw classify(error, upstream);
-  }
+  const { statusCode, body } = response;
 
   const declared = operation ? statusCode === operation.successStatus || operation.errorStatuses.includes(statusCode) : statusCode >= 400;
   if (!declared) {
@@ -99,6 +83,68 @@ export async function forward(request: ForwardRequest, assertionFor: AssertionFo
   // Set here so that an answer to HEAD carries GET's Content-Length (RFC 9110 §9.3.2); Node leaves out the body.
   res.setHeader('content-length', body.length);
   res.end(body);
+}
+
+interface UpstreamAnswer {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/**
+ * One request to the service and its whole answer, through the pool's dispatch with a handler
+ * that keeps the body's chunks. `pool.request()` wraps each answer in a Readable stream and an
+ * async resource and takes the deadline as an AbortSignal.timeout (a timer held through a
+ * FinalizationRegistry); none of that is needed for a body read whole. The deadline is one timer
+ * over the whole exchange, connection included, and aborts it as the signal did: a TimeoutError.
+ * The pool still refuses a body over MAX_UPSTREAM_BODY_BYTES as it arrives (maxResponseSize), and
+ * its headers and body timeouts stay as they were.
+ */
+function exchange(upstream: Upstream, request: { path: string; method: string; headers: Record<string, string>; body: Buffer | undefined }): Promise<UpstreamAnswer> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    let abort: ((reason: Error) => void) | undefined;
+    let answer: Omit<UpstreamAnswer, 'body'> | undefined;
+    const chunks: Buffer[] = [];
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      reject(error);
+    };
+    const deadline = setTimeout(() => {
+      const timedOut = new DOMException(`The ${upstream.name} service did not answer within ${upstream.timeoutMs} ms.`, 'TimeoutError');
+      abort?.(timedOut);
+      fail(timedOut);
+    }, upstream.timeoutMs).unref();
+    const handler: Dispatcher.DispatchHandler = {
+      onConnect(abortRequest) {
+        abort = abortRequest;
+        // Still queued when the deadline passed: it must not go out now.
+        if (settled) abortRequest(new DOMException('The deadline passed before the request was sent.', 'TimeoutError'));
+      },
+      onHeaders(statusCode, rawHeaders) {
+        // 1xx answers are interim: the final status follows.
+        if (statusCode >= 200) answer = { statusCode, headers: undiciUtil.parseHeaders(rawHeaders as Buffer[]) };
+        return true;
+      },
+      onData(chunk) {
+        chunks.push(chunk);
+        return true;
+      },
+      onComplete() {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        resolve({ ...answer!, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
+      },
+      onError: fail,
+    };
+    upstream.pool.dispatch(
+      { path: request.path, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body: request.body, headersTimeout: upstream.timeoutMs, bodyTimeout: upstream.timeoutMs },
+      handler,
+    );
+  });
 }
 
 function classify(error: unknown, upstream: Upstream): ApiError {
