@@ -42,7 +42,7 @@ export async function forkServer(script: string, env: Record<string, string>): P
 /** Starts a built program (node dist/main.js) and waits until a URL answers. */
 export async function startProgram(main: string, env: Record<string, string>, readyUrl: string, timeoutMs = 60_000): Promise<ChildProcess> {
   // BENCH_CPU_PROFILE_DIR=dir writes a V8 CPU profile of each program on exit (how the hot paths were found).
-  const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
+  const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : process.env.BENCH_PERF_MAP ? ['--perf-basic-prof'] : [];
   const child = spawn(process.execPath, [...profile, ...SERVICE_NODE_FLAGS, main], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   running.add(child);
   const started = Date.now();

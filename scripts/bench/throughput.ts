@@ -125,6 +125,7 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     const mindPath = (id: string) => operationPath('minds_getMind', { mind_id: id });
     const raw = await port('servers/raw-http.ts');
     const bare = await port('servers/bare-express.ts');
+    const bareWithPrototypes = await port('servers/bare-express-prototypes.ts');
     const requestOnly = await port('servers/contract-pipeline.ts', { VALIDATE_RESPONSES: 'false' });
     const both = await port('servers/contract-pipeline.ts', { VALIDATE_RESPONSES: 'true' });
     const stub = await port('servers/stub-upstream.ts');
@@ -183,6 +184,12 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     const targets: Target[] = [
       { name: 'raw node http, fixed JSON', method: 'GET', url: `${raw.url}${operationPath('gateway_getPrincipal')}`, processes: { server: raw.pid } },
       { name: 'bare Express 5, fixed JSON', method: 'GET', url: `${bare.url}${operationPath('gateway_getPrincipal')}`, processes: { server: bare.pid } },
+      {
+        name: 'Express 5 with its prototypes set once (as the services run it), fixed JSON',
+        method: 'GET',
+        url: `${bareWithPrototypes.url}${operationPath('gateway_getPrincipal')}`,
+        processes: { server: bareWithPrototypes.pid },
+      },
       { name: 'contract pipeline getMind, request validation', method: 'GET', url: requestOnly.url + mindPath(mindId), processes: { pipeline: requestOnly.pid } },
       { name: 'contract pipeline getMind, request + response validation', method: 'GET', url: both.url + mindPath(mindId), processes: { pipeline: both.pid } },
       { name: 'gateway whoami (auth, validation)', method: 'GET', url: `${stack.gatewayUrl}${operationPath('gateway_getPrincipal')}`, headers: bearer(apiKey), processes: { gateway: stack.gateway.pid! } },

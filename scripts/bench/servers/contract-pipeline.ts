@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { JWK } from 'jose';
 import { operationTable } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
-import { createLogger, createServiceApp, importAssertionKey, requireGatewayAssertion } from '@gateway-minds/service-kit';
+import { createContractServer, createLogger, createServiceApp, importAssertionKey, requireGatewayAssertion } from '@gateway-minds/service-kit';
 import { SERVICE_AUDIENCE } from '../../../apps/minds/src/auth.js';
 
 const example = (openapiDocument.components as { examples: Record<string, { value: unknown }> }).examples.MindReady!.value;
@@ -23,7 +23,8 @@ const app = createServiceApp({
   logger: createLogger('bench'),
   authenticate,
 });
-app.listen(Number(process.env.PORT), '127.0.0.1', () => process.send?.('ready'));
+// On the listener the services run (createContractServer, with the app's request and response prototypes).
+createContractServer(app, { logger: createLogger('bench'), docsBaseUrl: 'http://127.0.0.1/docs', app }).listen(Number(process.env.PORT), '127.0.0.1', () => process.send?.('ready'));
 
 // Exit cleanly on a signal so that --cpu-prof can write its profile.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));

@@ -1,0 +1,26 @@
+/**
+ * CPU samples of the gateway and the Minds service under load, kernel and V8 runtime included:
+ * `BENCH_PERF_MAP=1 npx tsx scripts/bench/perf-record.ts <whoami|getMind>`, then
+ * `perf report -i /tmp/perf-<path>.data --no-children --sort sym`. Unlike a V8 CPU profile, which
+ * charges wall time to whatever JavaScript is on the stack, `perf` with the cpu-clock event counts
+ * only time on a CPU, and shows what V8 itself does (inline-cache misses, map changes, GC) and what
+ * the kernel does for a socket write. That is how the per-request prototype change of Express was
+ * found (packages/service-kit/src/express-prototypes.ts). BENCH_PERF_MAP starts the services with
+ * --perf-basic-prof so that JIT frames have names; they can be wrong where V8 reused code memory.
+ * Needs Debian's linux-perf (`perf`).
+ */
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { operationPath } from '@gateway-minds/contract';
+import { readyMind, startStack } from './stack.js';
+const path = process.argv[2] === 'whoami' ? 'whoami' : 'getMind';
+const stack = await startStack({});
+const token = (await stack.issue(path === 'whoami' ? 'api_key' : 'bridge_session')).token;
+const url = path === 'whoami' ? `${stack.gatewayUrl}${operationPath('gateway_getPrincipal')}` : `${stack.gatewayUrl}${operationPath('minds_getMind', { mind_id: await readyMind(stack, token) })}`;
+const headers = { authorization: `Bearer ${token}` };
+await autocannon({ url, connections: 10, duration: 3, headers });
+const perf = spawn('perf', ['record', '-e', 'cpu-clock', '-F', '2000', '-g', '-o', `/tmp/perf-${path}.data`, '-p', `${stack.gateway.pid},${stack.minds.pid}`, '--', 'sleep', '8'], { stdio: 'inherit' });
+const r = await autocannon({ url, connections: 10, duration: 9, headers });
+await new Promise((res) => perf.once('exit', res));
+console.log(`${Math.round(r.requests.average)} req/s, gateway ${stack.gateway.pid}, minds ${stack.minds.pid}`);
+await stack.close();
