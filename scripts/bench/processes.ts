@@ -1,6 +1,7 @@
 /** Child processes for the benchmark: each server runs on its own, the load generator in the parent. */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVICE_NODE_FLAGS } from '../../apps/stack/src/service-node-flags.js';
@@ -42,7 +43,7 @@ export async function forkServer(script: string, env: Record<string, string>): P
 /** Starts a built program (node dist/main.js) and waits until a URL answers. */
 export async function startProgram(main: string, env: Record<string, string>, readyUrl: string, timeoutMs = 60_000): Promise<ChildProcess> {
   // BENCH_CPU_PROFILE_DIR=dir writes a V8 CPU profile of each program on exit (how the hot paths were found).
-  const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : process.env.BENCH_PERF_MAP ? ['--perf-basic-prof'] : [];
+  const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : process.env.BENCH_PERF_MAP ? ['--perf-basic-prof', `--logfile=${join(tmpdir(), 'bench-v8-%p.log')}`, '--no-logfile-per-isolate'] : [];
   const child = spawn(process.execPath, [...profile, ...SERVICE_NODE_FLAGS, main], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   running.add(child);
   const started = Date.now();
