@@ -6,7 +6,7 @@
  * with the targets in the table, and acted on.
  */
 import { cpus, freemem, totalmem, release } from 'node:os';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './processes.js';
 import { runPipeline } from './pipeline.js';
@@ -288,6 +288,34 @@ if (sections.includes('startup')) {
 
 const resultsDir = join(repoRoot, 'bench');
 mkdirSync(resultsDir, { recursive: true });
-writeFileSync(join(resultsDir, 'RESULTS.md'), `${out.join('\n')}\n`);
+const resultsFile = join(resultsDir, 'RESULTS.md');
+writeFileSync(resultsFile, withSectionsNotRun(`${out.join('\n')}\n`, existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : ''));
 console.log(`\nwritten to ${join(resultsDir, 'RESULTS.md')}`);
 process.exit(0);
+
+/**
+ * A run of some sections (BENCH_SECTIONS) keeps the others from the results file it replaces, each
+ * under a line saying when it was measured, so that one section can be measured again without
+ * hours of the others and without losing them.
+ */
+function withSectionsNotRun(fresh: string, previous: string): string {
+  const headings: Record<string, string[]> = {
+    throughput: ['## Throughput and latency'],
+    search: ['## Memory search'],
+    pipeline: ['## The build pipeline'],
+    startup: ['## Start-up', '## `npm start`'],
+  };
+  const sectionOf = (block: string) => Object.keys(headings).find((name) => headings[name]!.some((prefix) => block.startsWith(prefix)));
+  const blocks = (text: string) => text.split(/\n(?=## )/).slice(1);
+  const [head] = fresh.split(/\n(?=## )/);
+  const measuredBefore = /^Measured (\S+)/m.exec(previous)?.[1] ?? 'an earlier run';
+  const parts = [head!.trimEnd()];
+  for (const name of Object.keys(headings)) {
+    if (sections.includes(name)) parts.push(...blocks(fresh).filter((b) => sectionOf(b) === name).map((b) => b.trimEnd()));
+    else {
+      const kept = blocks(previous).filter((b) => sectionOf(b) === name).map((b) => b.trimEnd());
+      if (kept.length) parts.push(`<!-- ${name}: kept from the run measured ${measuredBefore} -->`, ...kept.map((b, i) => (i === 0 ? b.replace(/\n/, `\n\n_Not measured in this run: kept from the run measured ${measuredBefore}._\n`) : b)));
+    }
+  }
+  return `${parts.join('\n\n')}\n`;
+}
