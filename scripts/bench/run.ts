@@ -313,8 +313,9 @@ function withSectionsNotRun(fresh: string, previous: string): string {
   for (const name of Object.keys(headings)) {
     if (sections.includes(name)) parts.push(...blocks(fresh).filter((b) => sectionOf(b) === name).map((b) => b.trimEnd()));
     else {
-      const kept = blocks(previous).filter((b) => sectionOf(b) === name).map((b) => b.trimEnd());
-      if (kept.length) parts.push(`<!-- ${name}: kept from the run measured ${measuredBefore} -->`, ...kept.map((b, i) => (i === 0 ? b.replace(/\n/, `\n\n_Not measured in this run: kept from the run measured ${measuredBefore}._\n`) : b)));
+      // A block kept before already says when it was measured; any other was measured in the previous run.
+      const keptNote = (block: string) => (/^_Not measured in this run: /m.test(block) ? block : block.replace(/\n/, `\n\n_Not measured in this run: kept from the run measured ${measuredBefore}._\n`));
+      parts.push(...blocks(previous).filter((b) => sectionOf(b) === name).map((b) => keptNote(b.trimEnd())));
     }
   }
   return `${parts.join('\n\n')}\n`;
