@@ -125,7 +125,7 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     const mindPath = (id: string) => operationPath('minds_getMind', { mind_id: id });
     const raw = await port('servers/raw-http.ts');
     const bare = await port('servers/bare-express.ts');
-    const bareWithPrototypes = await port('servers/bare-express-prototypes.ts');
+    const bareWithPrototypes = await port('servers/bare-express.ts', { PROTOTYPES_SET_ONCE: 'true' });
     const requestOnly = await port('servers/contract-pipeline.ts', { VALIDATE_RESPONSES: 'false' });
     const both = await port('servers/contract-pipeline.ts', { VALIDATE_RESPONSES: 'true' });
     const stub = await port('servers/stub-upstream.ts');
