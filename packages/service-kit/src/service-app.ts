@@ -2,9 +2,10 @@
  * An Express 5 app that serves a set of contract operations:
  *
  *   HEAD as GET -> request id -> operation match (404/405) -> `authenticate` hook ->
- *   body/query shape guards -> JSON body -> express-openapi-validator
- *   (request always; responses when asked) -> UTF-8 byte limits -> handler
- *   bound by operation id -> every error as the contract's envelope.
+ *   body/query shape guards -> JSON body -> request validation (the operation's
+ *   compiled validators; express-openapi-validator for every request they do not
+ *   pass, and for responses when asked) -> UTF-8 byte limits -> handler bound by
+ *   operation id -> every error as the contract's envelope.
  *
  * Both the gateway and the services use it, so a rule lives in one place.
  */
