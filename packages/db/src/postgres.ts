@@ -12,6 +12,7 @@ export async function openPostgres(options: OpenDatabaseOptions, url: string): P
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     types: typeParsers(),
     // Names the service's connections in pg_stat_activity (an operator, or a test, can find and
     // terminate exactly them); at most 63 bytes, as the server keeps.

@@ -61,6 +61,13 @@ export interface OpenDatabaseOptions {
   /** PostgreSQL pool size, default 10. */
   poolSize?: number;
   /**
+   * PostgreSQL: how long a call may wait for a connection (a new one's TCP connect and start-up, or
+   * a free one from a full pool) before it fails as unavailable. Default 5 000 ms: without a bound
+   * a database that accepts connections and never answers held the call until the gateway's 10 s
+   * upstream deadline, so the caller got 504 UPSTREAM_TIMEOUT instead of the service's 503.
+   */
+  connectTimeoutMs?: number;
+  /**
    * PGlite directory lock: a lock not refreshed for this long (its holder was killed) is taken over.
    * Default 10 000 ms, minimum 2 000. Every opener of one directory must use the same value.
    */

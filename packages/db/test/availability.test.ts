@@ -64,11 +64,22 @@ describe('a closed PGlite database', () => {
   });
 });
 
-/** A TCP relay to PostgreSQL that the test owns and can cut: every connection through it is destroyed, and new ones refused. */
-async function relayTo(url: string): Promise<{ url: string; cut(): Promise<void> }> {
+/**
+ * A TCP relay to PostgreSQL that the test owns and can cut (every connection through it is
+ * destroyed, and new ones refused) or silence (its connections destroyed, and new ones accepted
+ * and never answered, as a hung server or a dropped route would).
+ */
+async function relayTo(url: string): Promise<{ url: string; cut(): Promise<void>; silence(): void }> {
   const target = new URL(url);
   const sockets = new Set<Socket>();
+  let silent = false;
   const server: Server = createServer((inbound) => {
+    if (silent) {
+      sockets.add(inbound);
+      inbound.on('error', () => {});
+      inbound.on('close', () => sockets.delete(inbound));
+      return;
+    }
     const outbound = connect(Number(target.port || 5432), target.hostname);
     for (const socket of [inbound, outbound]) {
       sockets.add(socket);
@@ -87,6 +98,10 @@ async function relayTo(url: string): Promise<{ url: string; cut(): Promise<void>
       const closed = new Promise((resolve) => server.close(resolve));
       for (const socket of sockets) socket.destroy();
       await closed;
+    },
+    silence: () => {
+      silent = true;
+      for (const socket of sockets) socket.destroy();
     },
   };
 }
@@ -190,6 +205,30 @@ describe.skipIf(!postgresUrl)('PostgreSQL lost during a call', () => {
       await expect(db.query('SELECT 1')).rejects.toBeInstanceOf(DatabaseUnavailableError);
       await expect(db.transaction((tx) => tx.query('INSERT INTO items VALUES (4)'))).rejects.toBeInstanceOf(DatabaseUnavailableError);
     } finally {
+      await db.close();
+    }
+  });
+
+  // DECISIONS.md "A database lost during a request": a database that is gone is the service's
+  // unavailability code; a silent one must become that too, within the gateway's upstream deadline.
+  it('a server that accepts and never answers: DatabaseUnavailableError once connectTimeoutMs has passed', async () => {
+    const relay = await relayTo(postgresUrl!);
+    const place = target('postgres');
+    const db = await place.open({ migrationsDir: migrationsDir(schema), url: relay.url, connectTimeoutMs: 300 });
+    try {
+      expect((await db.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      relay.silence();
+      // The pool notices its connections ended; a later call opens a new one into the silence.
+      let error: unknown;
+      const started = performance.now();
+      for (let attempt = 0; attempt < 5 && !(error instanceof DatabaseUnavailableError && /timeout/.test(String((error as Error).cause))); attempt++) {
+        error = await db.query('SELECT 1').catch((failure: unknown) => failure);
+      }
+      expect(error).toBeInstanceOf(DatabaseUnavailableError);
+      expect(String((error as Error).cause)).toMatch(/timeout/);
+      expect(performance.now() - started).toBeLessThan(5_000);
+    } finally {
+      await relay.cut();
       await db.close();
     }
   });
