@@ -20,6 +20,7 @@ import {
   errorCatalog,
   isErrorCode,
   operationIds,
+  operationParameters,
   operationTable,
   type JsonSchema,
   type OpenApiOperation,
@@ -60,9 +61,7 @@ function locate(id: OperationId): Located {
   const item = dereferenced.paths[facts.path];
   const operation = item?.[facts.method];
   if (!item || !operation) throw new Error(`${id} is not at ${facts.method} ${facts.path}`);
-  const own = operation.parameters ?? [];
-  const inherited = (item.parameters ?? []).filter((p) => !own.some((o) => o.name === p.name && o.in === p.in));
-  return { id, operation, parameters: [...inherited, ...own] };
+  return { id, operation, parameters: operationParameters(item, operation) };
 }
 
 /** A value for a parameter from the spec's own examples: the parameter's, else its schema's. */

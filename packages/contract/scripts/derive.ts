@@ -2,6 +2,7 @@
 import { httpMethods, type OpenApiDocument, type OpenApiParameter } from '../src/document-types.js';
 import type { AuthenticationFacts, ChallengeFacts, ErrorCatalogFacts, ErrorEnvelopeField, ErrorType } from '../src/error-types.js';
 import type { OperationFacts, ParameterFacts } from '../src/operation-types.js';
+import { operationParameters } from '../src/parameters.js';
 
 export type { OpenApiDocument };
 
@@ -62,8 +63,7 @@ export function deriveOperationTable(doc: OpenApiDocument): Record<string, Opera
       const statuses = Object.keys(op.responses).map(Number);
       const success = statuses.filter((s) => s >= 200 && s < 300);
       if (success.length !== 1) throw new Error(`${op.operationId} must declare exactly one success status`);
-      const parameters: ParameterFacts[] = [...(item.parameters ?? []), ...(op.parameters ?? [])]
-        .map((p) => resolveParameter(doc, p))
+      const parameters: ParameterFacts[] = operationParameters(item, op, (p) => resolveParameter(doc, p))
         .filter((p): p is OpenApiParameter & { in: ParameterFacts['in'] } => p.in !== 'cookie')
         .map((p) => ({ name: p.name, in: p.in, required: p.required ?? false, missingCode: (p['x-missing-code'] as string | undefined) ?? null }));
       const readOnly = method === 'get' || op['x-read-only'] === true;

@@ -4,7 +4,7 @@
  * accepted kind), so that Prism, which validates requests, answers it with the
  * example selected rather than a validation error.
  */
-import { credentialSchemes, operationTable, type OpenApiParameter, type OperationId } from '@gateway-minds/contract';
+import { credentialSchemes, operationParameters, operationTable, type OpenApiParameter, type OperationId } from '@gateway-minds/contract';
 import { dereferenced } from './spec-check.js';
 
 export interface ContractRequest {
@@ -27,8 +27,7 @@ export function contractRequest(id: OperationId): ContractRequest {
   const facts = operationTable[id];
   const item = dereferenced.paths[facts.path]!;
   const operation = item[facts.method]!;
-  const own = operation.parameters ?? [];
-  const parameters = [...(item.parameters ?? []).filter((p) => !own.some((o) => o.name === p.name && o.in === p.in)), ...own];
+  const parameters = operationParameters(item, operation);
   let path: string = facts.path;
   const query = new URLSearchParams();
   const headers: Record<string, string> = {};

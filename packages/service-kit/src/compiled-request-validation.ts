@@ -25,7 +25,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Request } from 'express';
-import { lookupRef, type JsonSchema, type OpenApiDocument, type OpenApiParameter } from '@gateway-minds/contract';
+import { lookupRef, operationParameters, type JsonSchema, type OpenApiDocument, type OpenApiParameter } from '@gateway-minds/contract';
 
 type AjvValidate = ((data: unknown) => boolean) & { errors?: unknown };
 interface AjvInstance {
@@ -97,10 +97,7 @@ export function compileRequestValidation(document: OpenApiDocument, validatorOpt
     const item = doc.paths[where.path]!;
     const operation = item[where.method]!;
     const deref = <T>(node: T): T => ((node as { $ref?: string })?.$ref ? (lookupRef(doc, (node as { $ref: string }).$ref) as T) : node);
-    // Path-level parameters apply unless the operation redefines the same name and location.
-    const own = (operation.parameters ?? []).map(deref) as OpenApiParameter[];
-    const inherited = ((item.parameters ?? []).map(deref) as OpenApiParameter[]).filter((p) => !own.some((o) => o.name === p.name && o.in === p.in));
-    const parameters = [...inherited, ...own];
+    const parameters = operationParameters(item, operation, deref);
 
     const parts: Record<'query' | 'headers' | 'params', JsonSchema> = { query: {}, headers: {}, params: {} };
     const queryNames = new Set<string>();

@@ -11,6 +11,7 @@ import {
   dereference,
   errorCatalog,
   operationIds,
+  operationParameters,
   operationTable,
   type ErrorCode,
   type JsonSchema,
@@ -47,7 +48,7 @@ function specOf(id: OperationId): OperationSpec {
   const item = dereferenced.paths[facts.path];
   const operation = item?.[facts.method];
   if (!item || !operation) throw new Error(`${id}: not in the document`);
-  const declared: OpenApiParameter[] = [...(item.parameters ?? []), ...(operation.parameters ?? [])];
+  const declared: OpenApiParameter[] = operationParameters(item, operation);
   const parameters = declared
     .filter((p) => p.in !== 'cookie')
     .map((p) => ({
