@@ -10,9 +10,7 @@
 import type { OperationFacts } from '@gateway-minds/contract';
 import { ADMITTED_OPERATIONS_PATH } from '@gateway-minds/service-kit/side-routes';
 import { STATUS_CACHE_TTL_SECONDS } from './status-probe.js';
-import type { Upstream, UpstreamRegistry } from './upstreams.js';
-
-const PROBE_TIMEOUT_MS = 2000;
+import { probeUpstream, type Upstream, type UpstreamRegistry } from './upstreams.js';
 
 export class AdmissionProbe {
   private readonly cached = new Map<string, { admitted: Set<string>; until: number }>();
@@ -46,13 +44,7 @@ export class AdmissionProbe {
   private async ask(upstream: Upstream): Promise<Set<string>> {
     const own = this.operations.filter((o) => o.service === upstream.name);
     try {
-      const response = await upstream.pool.request({
-        path: ADMITTED_OPERATIONS_PATH,
-        method: 'GET',
-        headersTimeout: PROBE_TIMEOUT_MS,
-        bodyTimeout: PROBE_TIMEOUT_MS,
-        signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
-      });
+      const response = await probeUpstream(upstream, ADMITTED_OPERATIONS_PATH);
       if (response.statusCode !== 200) {
         await response.body.dump();
         return ungated(own);

@@ -6,7 +6,7 @@
 import { openapiDocument } from '@gateway-minds/contract/document';
 import type { Schemas } from '@gateway-minds/contract';
 import { HEALTH_PATH } from '@gateway-minds/service-kit/side-routes';
-import type { UpstreamRegistry } from './upstreams.js';
+import { probeUpstream, type UpstreamRegistry } from './upstreams.js';
 
 type GatewayStatus = Schemas['GatewayStatus'];
 type ServiceStatus = Schemas['ServiceStatus'];
@@ -16,7 +16,6 @@ export const STATUS_CACHE_TTL_SECONDS = (
   openapiDocument.components!.schemas!.GatewayStatus as { properties: { cache_ttl_seconds: { const: 30 } } }
 ).properties.cache_ttl_seconds.const;
 
-const PROBE_TIMEOUT_MS = 2000;
 
 export class StatusProbe {
   private cached: { status: GatewayStatus; until: number } | undefined;
@@ -45,13 +44,7 @@ export class StatusProbe {
       if (!upstream.enabled) return { service: upstream.name, state: 'disabled', http_status: 503, latency_ms: 0 };
       const started = performance.now();
       try {
-        const response = await upstream.pool.request({
-          path: HEALTH_PATH,
-          method: 'GET',
-          headersTimeout: PROBE_TIMEOUT_MS,
-          bodyTimeout: PROBE_TIMEOUT_MS,
-          signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
-        });
+        const response = await probeUpstream(upstream, HEALTH_PATH);
         await response.body.dump();
         const latency = Math.round(performance.now() - started);
         const ok = response.statusCode >= 200 && response.statusCode < 300;

@@ -37,3 +37,11 @@ export class UpstreamRegistry {
     await Promise.all(this.all().map((u) => u.pool.close()));
   }
 }
+
+/** How long the gateway waits for a service's side route (its health, its admitted operations). */
+export const PROBE_TIMEOUT_MS = 2000;
+
+/** A GET of one of a service's side routes, outside the contract, bounded by PROBE_TIMEOUT_MS. */
+export function probeUpstream(upstream: Upstream, path: string): ReturnType<Pool['request']> {
+  return upstream.pool.request({ path, method: 'GET', headersTimeout: PROBE_TIMEOUT_MS, bodyTimeout: PROBE_TIMEOUT_MS, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+}
