@@ -71,8 +71,9 @@ export async function openPglite(options: OpenDatabaseOptions, dataDir: string):
       options.schema,
       options.migrationsDir,
     );
-    const analyze = new AutoAnalyze(pg, await rowsInSchema(pg), options.analyzeIntervalMs ?? 10_000, () => !state.lost);
-    return new PgliteDatabase(pg, new PgliteStatements(pg, typeParsers()), state, releaseLock, analyze);
+    const statements = new PgliteStatements(pg, typeParsers());
+    const analyze = new AutoAnalyze(pg, statements, await rowsInSchema(pg), options.analyzeIntervalMs ?? 10_000, () => !state.lost);
+    return new PgliteDatabase(pg, statements, state, releaseLock, analyze);
   } catch (error) {
     await opened?.close().catch(() => {});
     await releaseLock?.();
@@ -140,6 +141,8 @@ class AutoAnalyze {
 
   constructor(
     private readonly pg: PGlite,
+    /** Its calls go through `statements.locking`, like every PGlite call that takes PGlite's locks. */
+    private readonly statements: PgliteStatements,
     private rowsAtLastAnalyze: number,
     private readonly intervalMs: number,
     /** False once the directory lock is lost: ANALYZE writes statistics into the directory. */
@@ -173,13 +176,16 @@ class AutoAnalyze {
     await yieldToEventLoop();
     this.#written = 0;
     try {
-      const { rows } = await this.pg.query<{ tables: string | null }>(
-        `SELECT string_agg(format('%I.%I', n.nspname, c.relname), ', ') AS tables
-           FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-          WHERE n.nspname = current_schema() AND c.relkind = 'r'`,
+      const { rows } = await this.statements.locking(() =>
+        this.pg.query<{ tables: string | null }>(
+          `SELECT string_agg(format('%I.%I', n.nspname, c.relname), ', ') AS tables
+             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = current_schema() AND c.relkind = 'r'`,
+        ),
       );
-      if (rows[0]?.tables) await this.pg.exec(`ANALYZE ${rows[0].tables}`);
-      this.rowsAtLastAnalyze = await rowsInSchema(this.pg);
+      const tables = rows[0]?.tables;
+      if (tables) await this.statements.locking(() => this.pg.exec(`ANALYZE ${tables}`));
+      this.rowsAtLastAnalyze = await this.statements.locking(() => rowsInSchema(this.pg));
     } catch (error) {
       process.emitWarning(`PGlite ANALYZE failed: ${(error as Error).message}`);
     }
@@ -208,6 +214,10 @@ class PgliteDatabase implements Database {
   /** A closed database, or a directory another process took over, is unavailable rather than broken (availability.ts). */
   #checkUsable(): void {
     assertNotInTransaction(this);
+    this.#checkOpen();
+  }
+
+  #checkOpen(): void {
     if (this.lock.lost) throw new DatabaseUnavailableError(this.lock.lost);
     if (this.#closed) throw new DatabaseUnavailableError(new Error('database is closed'));
   }
@@ -215,6 +225,8 @@ class PgliteDatabase implements Database {
   async query<Row = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<Row>> {
     this.#checkUsable();
     await yieldToEventLoop();
+    // Again after the turn: a statement without locks must not reach a backend closed meanwhile.
+    this.#checkOpen();
     return this.#run<Row>(sql, params, options, false);
   }
 
@@ -232,7 +244,7 @@ class PgliteDatabase implements Database {
     this.#checkUsable();
     await yieldToEventLoop();
     try {
-      for (const result of await this.pg.exec(sql)) this.analyze.note(result);
+      for (const result of await this.statements.locking(() => this.pg.exec(sql))) this.analyze.note(result);
     } catch (error) {
       throw classifyDatabaseError(error);
     }
@@ -242,7 +254,7 @@ class PgliteDatabase implements Database {
     this.#checkUsable();
     const isolation = isolationSql(options?.isolation);
     await yieldToEventLoop();
-    return this.pg.transaction(async (tx) => {
+    return this.statements.locking(() => this.pg.transaction(async (tx) => {
       // A single backend runs transactions one at a time, so every level behaves as serializable;
       // setting it anyway keeps current_setting('transaction_isolation') the same as on PostgreSQL.
       await tx.query(`SET TRANSACTION ISOLATION LEVEL ${isolation}`);
@@ -253,7 +265,7 @@ class PgliteDatabase implements Database {
         },
       };
       return runInTransactionScope(this, () => fn(scoped));
-    });
+    }));
   }
 
   async close(): Promise<void> {
@@ -263,7 +275,7 @@ class PgliteDatabase implements Database {
     // After losing the lock another process may own the directory: skip the shutdown checkpoint,
     // which would write into its files.
     if (this.lock.lost) return;
-    await this.pg.close();
+    await this.statements.locking(() => this.pg.close());
     await this.releaseLock?.();
   }
 }
