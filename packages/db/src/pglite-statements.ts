@@ -6,7 +6,9 @@
  * statement again on every call. Here a statement is parsed once per backend under a name, and
  * each call sends bind, describe, execute and sync in one message. Measured on the Minds row read
  * (24 columns, PGlite 0.5.16): 324 µs through `query()`, 188 µs through `exec()` with the values
- * written in as literals, 119 µs as a named statement.
+ * written in as literals, 119 µs as a named statement. Its result columns are described once, when
+ * it is prepared: a prepared statement's columns cannot change (PostgreSQL refuses it instead, and
+ * it is prepared again), so later calls send bind, execute and sync only.
  *
  * Values are sent and rows are read exactly as `pg` does it (its `prepareValue`, its text-format
  * type parsers with the shared overrides), so a row reads the same on both drivers by construction.
@@ -27,9 +29,21 @@ export interface StatementResult<Row> {
   rowCount: number;
 }
 
+/** How one result column is read: its name and pg's text parser for its type. */
+interface Column {
+  name: string;
+  parse: (text: string) => unknown;
+}
+
+interface Prepared {
+  name: string;
+  /** From the statement's first describe; undefined until one answered (a failed bind answers none). */
+  columns: Column[] | undefined;
+}
+
 export class PgliteStatements {
-  /** Statement text → the name it is prepared under on this backend. */
-  readonly #names = new Map<string, string>();
+  /** Statement text → what it is prepared as on this backend. */
+  readonly #names = new Map<string, Prepared>();
   #nextName = 0;
 
   constructor(
@@ -91,15 +105,13 @@ export class PgliteStatements {
     // Prepared already, or to be prepared now under a new name, or (planEachCall, past the bound) unnamed.
     const prepared = options?.planEachCall ? undefined : this.#names.get(sql);
     const naming = prepared === undefined && !options?.planEachCall && this.#names.size < MAX_NAMED_STATEMENTS ? `s${this.#nextName++}` : undefined;
-    const name = prepared ?? naming ?? '';
+    const name = prepared?.name ?? naming ?? '';
+    const known = prepared?.columns;
     const parts: Buffer[] = [];
     if (prepared === undefined) parts.push(serialize.parse({ name, text: sql, types: [] }));
-    parts.push(
-      serialize.bind({ statement: name, values: params.map((value) => pgUtils.prepareValue(value)) }),
-      serialize.describe({ type: 'P', name: '' }),
-      serialize.execute({}),
-      serialize.sync(),
-    );
+    parts.push(serialize.bind({ statement: name, values: params.map((value) => pgUtils.prepareValue(value)) }));
+    if (known === undefined) parts.push(serialize.describe({ type: 'P', name: '' }));
+    parts.push(serialize.execute({}), serialize.sync());
     const message = Buffer.concat(parts);
     const chunks: Uint8Array[] = [];
     // The stream variant, because execProtocolRaw also parses every reply with PGlite's own parser
@@ -116,15 +128,17 @@ export class PgliteStatements {
     // NodeFS (or its in-memory one), whose syncToFs does nothing; every write is already a write(2).
     await (mode === 'unlocked' ? exchange(false) : this.pg._runExclusiveQuery(() => exchange(mode === 'locked')));
     const reply = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    const result = this.#read<Row>(reply);
-    if (naming && result.parsed) this.#names.set(sql, naming);
+    const result = this.#read<Row>(reply, known);
+    if (naming && result.parsed) this.#names.set(sql, { name: naming, columns: result.columns });
+    else if (prepared && !known) prepared.columns = result.columns;
     if (result.error) throw result.error;
     return result;
   }
 
-  #read<Row>(reply: Uint8Array): StatementResult<Row> & { parsed: boolean; error: DatabaseError | undefined } {
+  /** Reads a reply; `known`: the statement's columns, when no describe was sent. */
+  #read<Row>(reply: Uint8Array, known: Column[] | undefined): StatementResult<Row> & { parsed: boolean; columns: Column[] | undefined; error: DatabaseError | undefined } {
     const rows: Row[] = [];
-    let parsers: { name: string; parse: (text: string) => unknown }[] = [];
+    let columns = known;
     let command: string | undefined;
     let rowCount = 0;
     let parsed = false;
@@ -135,14 +149,18 @@ export class PgliteStatements {
           parsed = true;
           break;
         case 'rowDescription':
-          parsers = (message as RowDescriptionMessage).fields.map((field) => ({ name: field.name, parse: this.types.getTypeParser(field.dataTypeID, 'text') }));
+          columns = (message as RowDescriptionMessage).fields.map((field) => ({ name: field.name, parse: this.types.getTypeParser(field.dataTypeID, 'text') }));
+          break;
+        case 'noData':
+          columns = [];
           break;
         case 'dataRow': {
           const values = (message as DataRowMessage).fields;
           const row: Record<string, unknown> = {};
-          for (let i = 0; i < parsers.length; i++) {
+          const read = columns ?? [];
+          for (let i = 0; i < read.length; i++) {
             const value = values[i];
-            row[parsers[i]!.name] = value === null || value === undefined ? null : parsers[i]!.parse(value);
+            row[read[i]!.name] = value === null || value === undefined ? null : read[i]!.parse(value);
           }
           rows.push(row as Row);
           break;
@@ -159,6 +177,6 @@ export class PgliteStatements {
           break;
       }
     });
-    return { rows, command, rowCount, parsed, error };
+    return { rows, command, rowCount, parsed, columns, error };
   }
 }

@@ -16,6 +16,8 @@ const schema = {
     CREATE TABLE items (id integer PRIMARY KEY, label text NOT NULL);
     INSERT INTO items VALUES (1, 'a'), (2, 'b');
     CREATE TABLE notes (id integer PRIMARY KEY, body text NOT NULL);
+    CREATE TABLE counts (id integer PRIMARY KEY, n integer NOT NULL);
+    INSERT INTO counts VALUES (1, 7);
     CREATE TABLE kinds (id integer PRIMARY KEY, tags text[], doc jsonb, raw bytea, at timestamptz, flag boolean, big bigint);`,
 };
 
@@ -86,6 +88,23 @@ describe.each(drivers)('prepared statements on %s', (driver) => {
     await db.exec('ALTER TABLE items ADD COLUMN note text');
     expect((await db.query(sql, [1])).rows).toEqual([{ id: 1, label: 'a', note: null }]);
     expect((await db.query(sql, [2])).rows).toEqual([{ id: 2, label: 'b', note: null }]);
+  });
+
+  it('reads its rows by the columns it was described with, also when its first call failed', async () => {
+    // PGlite describes a statement's columns once; a first call refused at bind describes nothing.
+    const sql = 'SELECT $1::integer + 1 AS next, label FROM items WHERE id = 1';
+    await expect(db.query(sql, ['not a number'])).rejects.toMatchObject({ code: '22P02' });
+    expect((await db.query(sql, [1])).rows).toEqual([{ next: 2, label: 'a' }]);
+    expect((await db.query(sql, [2])).rows).toEqual([{ next: 3, label: 'a' }]);
+  });
+
+  it('reads a column by its new type after the type changed under the prepared statement', async () => {
+    const sql = 'SELECT n FROM counts WHERE id = $1';
+    expect((await db.query(sql, [1])).rows).toEqual([{ n: 7 }]);
+    expect((await db.query(sql, [1])).rows).toEqual([{ n: 7 }]);
+    await db.exec('ALTER TABLE counts ALTER COLUMN n TYPE text');
+    expect((await db.query(sql, [1])).rows).toEqual([{ n: '7' }]);
+    expect((await db.query(sql, [1])).rows).toEqual([{ n: '7' }]);
   });
 
   it('fails a transaction that meets a stale statement once, then prepares it again', async () => {
