@@ -1,5 +1,6 @@
 /** Child processes for the benchmark: each server runs on its own, the load generator in the parent. */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -40,11 +41,33 @@ export async function forkServer(script: string, env: Record<string, string>): P
   return child;
 }
 
+/** Where --perf-prof's jit dumps go, and the code objects `perf inject --jit` makes of them. */
+export const perfJitDumpDir = join(tmpdir(), 'bench-perf-jit');
+
+/**
+ * BENCH_PERF_MAP=1: --perf-basic-prof, a map of JIT code by name, which goes wrong where V8 reuses
+ * code memory (measured: whole subtrees charged to functions never called there). BENCH_PERF_MAP=jitdump:
+ * --perf-prof, a dump of every code object as it is made, for `perf record -k mono` and `perf inject --jit`.
+ */
+function perfProfilingFlags(): string[] {
+  const log = [`--logfile=${join(tmpdir(), 'bench-v8-%p.log')}`, '--no-logfile-per-isolate'];
+  if (process.env.BENCH_PERF_MAP === 'jitdump') {
+    mkdirSync(perfJitDumpDir, { recursive: true });
+    return ['--perf-prof', '--interpreted-frames-native-stack', ...log];
+  }
+  return process.env.BENCH_PERF_MAP ? ['--perf-basic-prof', ...log] : [];
+}
+
 /** Starts a built program (node dist/main.js) and waits until a URL answers. */
 export async function startProgram(main: string, env: Record<string, string>, readyUrl: string, timeoutMs = 60_000): Promise<ChildProcess> {
   // BENCH_CPU_PROFILE_DIR=dir writes a V8 CPU profile of each program on exit (how the hot paths were found).
-  const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : process.env.BENCH_PERF_MAP ? ['--perf-basic-prof', `--logfile=${join(tmpdir(), 'bench-v8-%p.log')}`, '--no-logfile-per-isolate'] : [];
-  const child = spawn(process.execPath, [...profile, ...SERVICE_NODE_FLAGS, main], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : perfProfilingFlags();
+  const child = spawn(process.execPath, [...profile, ...SERVICE_NODE_FLAGS, main], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+    // --perf-prof writes its jit-<pid>.dump into the working directory.
+    cwd: process.env.BENCH_PERF_MAP === 'jitdump' ? perfJitDumpDir : undefined,
+  });
   running.add(child);
   const started = Date.now();
   for (;;) {
