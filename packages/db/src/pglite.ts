@@ -26,8 +26,10 @@ export const PGLITE_SHARED_BUFFERS = '32MB';
  *
  * PGlite is one single-user backend. Its own mutex already makes concurrent use safe: `query` and
  * `exec` take the same lock that `transaction` holds for the whole callback, so a transaction never
- * interleaves with other callers' statements; they queue behind it. This class adds the schema's
- * search_path, the driver-neutral result shape, and an inter-process lock on the directory.
+ * interleaves with other callers' statements; they queue behind it. Statements skip that lock while
+ * no call that takes it is in flight (PgliteStatements.locking, through which every such call here
+ * goes). This class adds the schema's search_path, the driver-neutral result shape, and an
+ * inter-process lock on the directory.
  *
  * PGlite executes SQL synchronously and its promises resolve as microtasks only, so a loop of
  * awaited queries never lets the event loop turn: timers (the lock refresh), I/O and signal handlers
