@@ -81,9 +81,10 @@ export class PgliteStatements {
    * runs between the check of `#lockingCalls` and the exchange.
    *
    * With no locking call in flight, the exchange runs at once without PGlite's locks: it is one
-   * synchronous call into the backend, so nothing can interleave with it, and taking three
-   * async-mutexes around it (transaction, query, filesystem sync) was 15% of a primary-key read's
-   * CPU (perf, 20k reads). Otherwise it takes them, as `query()` does.
+   * synchronous call into the backend, so nothing can interleave with it. Its three async-mutexes
+   * (transaction, query, filesystem sync) cost more than the read itself: with them skipped and the
+   * columns described once, a primary-key read took about half the CPU (scripts/bench/statements.ts).
+   * Otherwise it takes them, as `query()` does.
    */
   async run<Row>(sql: string, params: readonly unknown[], options: QueryOptions | undefined, inTransaction: boolean): Promise<StatementResult<Row>> {
     try {
