@@ -41,6 +41,8 @@ export interface StackOptions {
   gatewayEnv?: Record<string, string>;
   /** Extra Minds environment. */
   mindsEnv?: Record<string, string>;
+  /** The port the Minds service tries first (default: one free when the stack starts); if it is taken by then, another. */
+  mindsPort?: number;
   /** Where the gateway and the Minds service log (silent by default under vitest): a test reads what they logged. */
   loggers?: { gateway?: Logger; minds?: Logger };
 }
@@ -73,12 +75,29 @@ export async function freePort(): Promise<number> {
 }
 
 
+/**
+ * The gateway must know the Minds URL before it starts, and the Minds service
+ * needs the gateway's admin URL, so the Minds port is chosen free first and
+ * taken a few seconds later. With suites running side by side, another
+ * listener or an outgoing connection's ephemeral port can take it in between
+ * (CI saw `listen EADDRINUSE` once): that start is undone and tried again on
+ * a new port.
+ */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startStackOnce(options, attempt === 1 && options.mindsPort ? options.mindsPort : await freePort());
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 3) throw error;
+    }
+  }
+}
+
+async function startStackOnce(options: StackOptions, mindsPort: number): Promise<Stack> {
   const withMinds = options.minds !== false;
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-minds-e2e-'));
   const keys = assertionKeyFiles(dataDir);
   await ensureAssertionKeys(keys);
-  const mindsPort = await freePort();
 
   const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
   const suffix = randomBytes(5).toString('hex');
@@ -127,12 +146,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         ...options.mindsEnv,
       });
       const minds = await createMindsService({ ...service, ...(options.loggers?.minds ? { logger: options.loggers.minds } : {}), ...(databaseUrl ? { databaseUrl, schema: schemas.minds } : {}) });
-      await minds.listen(mindsPort, '127.0.0.1');
       closeMinds = () => minds.close();
+      await minds.listen(mindsPort, '127.0.0.1');
     }
   } catch (error) {
+    await closeMinds();
     await gateway.close();
     await dropSchemas();
+    rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
   gateway.probe.invalidate();
