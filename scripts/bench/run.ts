@@ -181,6 +181,36 @@ if (sections.includes('throughput')) {
     `Each layer is taken round by round and its median round shown, so the layers need not add up to the total. The contract pipeline is measured in the rung "gateway getMind forwarded to the contract pipeline + assertion check (no database)", the same work in a server of its own; the handler and the database are the Minds process less that, so a difference between the two pipelines falls on them.${onPostgres ? ' The postgres server processes are all of those on the host.' : ''}`,
   );
   say();
+  say('### The floor under the forwarded read');
+  say();
+  // What the read costs with no database (the gateway and the pipeline checking the assertion), plus
+  // its statement alone: both paid before the handler does anything, whatever it is made of.
+  const noDatabase = cpuPerRound(withoutDatabase, 'gateway', 'pipeline');
+  const floors = report.statementAlone.map(({ driver, rounds }) => ({
+    driver,
+    statement: rounds,
+    floor: rounds.map((us, round) => us + noDatabase[round]!),
+    measured: cpuPerRound(forwardedRows.find((f) => f.driver === driver)?.forwarded, 'gateway', 'minds', ...(driver === 'PostgreSQL' ? (['postgres'] as const) : [])),
+  }));
+  table(
+    ['CPU µs per forwarded read', ...floors.map((f) => f.driver)],
+    [
+      ['the read through the gateway with no database (gateway + pipeline with the assertion check)', ...floors.map(() => rangeOf(noDatabase, (us) => String(wholeMicros(us))))],
+      ["its statement alone (statement-alone.ts: the service's findMind, 10 at a time in one process; PostgreSQL: its server processes too)", ...floors.map((f) => rangeOf(f.statement, (us) => String(wholeMicros(us))))],
+      ['**the floor** (the two, round by round)', ...floors.map((f) => `**${rangeOf(f.floor, (us) => String(wholeMicros(us)))}**`)],
+      ['the forwarded read as measured', ...floors.map((f) => rangeOf(f.measured, (us) => String(wholeMicros(us))))],
+      ['the budget', ...floors.map(() => String(cpuBudgetTotal))],
+    ],
+  );
+  for (const f of floors) {
+    const floor = wholeMicros(median(f.floor));
+    say(
+      floor > cpuBudgetTotal
+        ? `${f.driver}: the floor alone is over the budget by ${floor - cpuBudgetTotal} µs: no handler, however cheap, meets ${cpuBudgetTotal} µs with this storage on this machine; only a cheaper gateway, pipeline or driver could.`
+        : `${f.driver}: the floor leaves ${cpuBudgetTotal - floor} µs of the budget for the handler, the row's mapping and the statement's share of a busy server; the measured read spends ${wholeMicros(median(f.measured)) - floor} µs there.`,
+    );
+    say();
+  }
   const whoamiGateway = cpuPerRound(whoami, 'gateway');
   const bareServer = cpuPerRound(bare, 'server');
   const whoamiTimesBare = whoamiGateway.map((us, round) => us / bareServer[round]!);

@@ -12,6 +12,7 @@ import { forkServer, freePort, repoRoot, rssMiB, stop } from './processes.js';
 import { operationPath } from '@gateway-minds/contract';
 import { assertionKeyFiles } from '@gateway-minds/service-kit';
 import { call, readyMind, sentence, startStack, type Stack } from './stack.js';
+import { openStatementAlone, type StatementAlone } from './statement-alone.js';
 
 export interface ThroughputOptions {
   connections: number;
@@ -110,11 +111,17 @@ export interface ThroughputReport {
   rows: RowSummary[];
   /** Resident memory; `afterRoundMiB` is read at the end of each round, so a leak shows as a rise from round to round. */
   memory: { process: string; idleMiB: number; loadedMiB: number; afterRoundMiB: number[]; afterMiB: number }[];
+  /** CPU µs per read of getMind's statement alone (statement-alone.ts), per driver, in each round. */
+  statementAlone: { driver: StatementAlone['driver']; rounds: number[] }[];
 }
+
+/** Reads per round of the statement alone: enough that /proc's 10 ms ticks of the postgres processes stay within a few percent. */
+const statementReadsPerRound = 8_000;
 
 export async function runThroughput(options: ThroughputOptions): Promise<ThroughputReport> {
   const children: ChildProcess[] = [];
   const stacks: Stack[] = [];
+  const statements: StatementAlone[] = [];
   try {
     /** Forks a bench server on `p` (a free port unless given) and keeps it for the cleanup. */
     const port = async (script: string, env: Record<string, string> = {}, p?: number) => {
@@ -209,6 +216,10 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
       { name: 'Prism mock getMind', method: 'GET', url: `http://127.0.0.1:${mockPort}${mindPath(mindId)}`, headers: bearer('bs_mock'), processes: { mock: prism.pid! } },
     ];
 
+    statements.push(await openStatementAlone());
+    if (databaseUrl) statements.push(await openStatementAlone(databaseUrl));
+    const statementRounds = new Map(statements.map((statement) => [statement, [] as number[]]));
+
     const memory: ThroughputReport['memory'] = [];
     const idle = { gateway: await rssMiB(stack.gateway.pid), minds: await rssMiB(stack.minds.pid) };
     const perRow = new Map<string, RowResult[]>();
@@ -227,6 +238,8 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
         peak = { gateway: Math.max(peak.gateway, await rssMiB(stack.gateway.pid)), minds: Math.max(peak.minds, await rssMiB(stack.minds.pid)) };
         process.stdout.write(`  round ${round + 1}/${options.rounds} ${target.name}: ${Math.round(result.requestsPerSecond)} req/s\n`);
       }
+      // With no load running, as each row's window has none but its own.
+      for (const statement of statements) statementRounds.get(statement)!.push(await statement.measure(statementReadsPerRound));
       afterRound.gateway.push(await rssMiB(stack.gateway.pid));
       afterRound.minds.push(await rssMiB(stack.minds.pid));
     }
@@ -251,8 +264,9 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
         roundCpuByProcess: results.map((r) => r.cpuPerRequestByProcess),
       };
     });
-    return { rows, memory };
+    return { rows, memory, statementAlone: statements.map((statement) => ({ driver: statement.driver, rounds: statementRounds.get(statement)! })) };
   } finally {
+    for (const statement of statements) await statement.close();
     for (const child of children) await stop(child);
     for (const stack of stacks) await stack.close();
   }
