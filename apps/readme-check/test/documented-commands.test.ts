@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { operationPath } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { docsSiteDir } from '@gateway-minds/docs';
-import { freePort } from '@gateway-minds/testkit';
+import { freePort, withFreePorts } from '@gateway-minds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { htmlBlocks, markdownBlocks, type CodeBlock } from '../src/blocks.js';
 import { runShellBlock, type DocumentedEnvironment } from '../src/shell.js';
@@ -45,10 +45,16 @@ let environment: DocumentedEnvironment;
 
 /** Starts a program in its own process group and waits until `url` answers 200. */
 async function startServer(args: string[], env: Record<string, string>, url: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  const child = spawn(process.execPath, args, { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   children.push(child);
+  // Passed on as it comes, and kept: an exit's error quotes it (withFreePorts looks for EADDRINUSE there).
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    process.stderr.write(chunk);
+  });
   for (const started = Date.now(); Date.now() - started < 90_000; ) {
-    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}:\n${stderr}`);
     try {
       if ((await fetch(url)).ok) return child;
     } catch {
@@ -64,15 +70,23 @@ beforeAll(async () => {
   // Inside the repository, so that `npm run` and `npx` find it as they do for a reader (ignored by git).
   mkdirSync(join(repoRoot, '.readme-check'), { recursive: true });
   scratchRoot = mkdtempSync(join(repoRoot, '.readme-check', 'run-'));
-  const [gatewayPort, adminPort, mindsPort, mockPort, docsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const status = operationPath('gateway_getStatus');
+  const [[gatewayPort, adminPort, mindsPort], mockPort, docsPort] = await Promise.all([
+    withFreePorts(3, async (ports) => {
+      const [gateway, admin, minds] = ports.map(String);
+      await startServer([join(repoRoot, 'apps/stack/dist/start.js')], { PORT: gateway!, ADMIN_PORT: admin!, MINDS_PORT: minds!, DATA_DIR: dataDir }, `http://127.0.0.1:${gateway}${status}`);
+      return ports;
+    }),
+    withFreePorts(1, async ([port]) => {
+      await startServer(['--import', 'tsx', join(repoRoot, 'apps/mock/src/start-mock.ts')], { MOCK_PORT: String(port) }, `http://127.0.0.1:${port}${status}`);
+      return port!;
+    }),
+    // DOCS_PORT, for the blocks that read it (none serves the docs: that one stays in the foreground).
+    freePort(),
+  ]);
   const stackUrl = `http://127.0.0.1:${gatewayPort}`;
   const adminUrl = `http://127.0.0.1:${adminPort}`;
   const mockUrl = `http://127.0.0.1:${mockPort}`;
-  const status = operationPath('gateway_getStatus');
-  await Promise.all([
-    startServer([join(repoRoot, 'apps/stack/dist/start.js')], { PORT: String(gatewayPort), ADMIN_PORT: String(adminPort), MINDS_PORT: String(mindsPort), DATA_DIR: dataDir }, `${stackUrl}${status}`),
-    startServer(['--import', 'tsx', join(repoRoot, 'apps/mock/src/start-mock.ts')], { MOCK_PORT: String(mockPort) }, `${mockUrl}${status}`),
-  ]);
   // The README's own way to get a token, for the blocks that use one without issuing it.
   const issued = execFileSync(process.execPath, [join(repoRoot, 'apps/gateway/dist/admin/cli.js'), 'issue', '--kind', 'bridge_session'], {
     env: { ...process.env, ADMIN_URL: adminUrl, DATA_DIR: dataDir },

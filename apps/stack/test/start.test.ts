@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEALTH_PATH } from '@gateway-minds/service-kit/side-routes';
 import { operationPath } from '@gateway-minds/contract';
-import { freePort } from '@gateway-minds/testkit';
+import { withFreePorts } from '@gateway-minds/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -26,21 +26,29 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Starts the stack and resolves once it prints that it is up (after both services answered). */
-async function start(ports: Record<'PORT' | 'ADMIN_PORT' | 'MINDS_PORT', string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [startJs], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...ports }, stdio: ['ignore', 'pipe', 'pipe'] });
-  started.push(child);
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('The stack is up')) resolve();
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`the stack exited with ${code} before it was up:\n${output}`)));
+type Ports = Record<'PORT' | 'ADMIN_PORT' | 'MINDS_PORT', string>;
+
+/**
+ * Starts the stack on free ports and resolves once it prints that it is up (after both services
+ * answered); on new ports if one was taken before its service bound it (the stack then exits).
+ */
+function start(): Promise<{ child: ChildProcess; ports: Ports }> {
+  return withFreePorts(3, async ([gatewayPort, adminPort, mindsPort]) => {
+    const ports: Ports = { PORT: String(gatewayPort), ADMIN_PORT: String(adminPort), MINDS_PORT: String(mindsPort) };
+    const child = spawn(process.execPath, [startJs], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...ports }, stdio: ['ignore', 'pipe', 'pipe'] });
+    started.push(child);
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('The stack is up')) resolve();
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', onData);
+      child.once('exit', (code) => reject(new Error(`the stack exited with ${code} before it was up:\n${output}`)));
+    });
+    return { child, ports };
   });
-  return child;
 }
 
 async function stop(child: ChildProcess): Promise<number | null> {
@@ -62,10 +70,9 @@ const refused = (url: string) => fetch(url).then(() => false, () => true);
 
 describe.each(['an empty', 'the same, now existing,'])('npm start on %s data directory', () => {
   it('runs the Minds service behind the gateway, and stops both on SIGTERM', async () => {
-    const ports = { PORT: String(await freePort()), ADMIN_PORT: String(await freePort()), MINDS_PORT: String(await freePort()) };
+    const { child, ports } = await start();
     const gateway = `http://127.0.0.1:${ports.PORT}`;
     const minds = `http://127.0.0.1:${ports.MINDS_PORT}`;
-    const child = await start(ports);
     try {
       const status = await fetch(`${gateway}${statusPath}`);
       expect(status.status).toBe(200);
@@ -93,11 +100,10 @@ async function errorOf(response: Response): Promise<{ status: number; code: stri
 // spec/DECISIONS.md, "Which site a `docs_url` names": one stack links the one site it serves.
 describe('npm start on a PORT other than 8080', () => {
   it("links every error, the gateway's own and the Minds service's, to the docs that stack serves", async () => {
-    const ports = { PORT: String(await freePort()), ADMIN_PORT: String(await freePort()), MINDS_PORT: String(await freePort()) };
+    const { child, ports } = await start();
     expect(ports.PORT).not.toBe('8080');
     const gateway = `http://127.0.0.1:${ports.PORT}`;
     const minds = `http://127.0.0.1:${ports.MINDS_PORT}`;
-    const child = await start(ports);
     try {
       const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
       const issued = await fetch(`http://127.0.0.1:${ports.ADMIN_PORT}/admin/credentials`, {

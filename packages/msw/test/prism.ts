@@ -3,16 +3,20 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { freePort } from '@gateway-minds/testkit';
+import { withFreePorts } from '@gateway-minds/testkit';
 
 export interface PrismMock {
   url: string;
   close(): Promise<void>;
 }
 
-export async function startPrismMock(): Promise<PrismMock> {
+/** The mock on a free port: on another if that one was taken before Prism bound it (Prism then exits, saying EADDRINUSE). */
+export function startPrismMock(): Promise<PrismMock> {
+  return withFreePorts(1, ([port]) => startPrismMockOn(port!));
+}
+
+async function startPrismMockOn(port: number): Promise<PrismMock> {
   const mockDir = dirname(createRequire(import.meta.url).resolve('@gateway-minds/mock/package.json'));
-  const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/start-mock.ts'], {
     cwd: mockDir,
     env: { ...process.env, MOCK_PORT: String(port), MOCK_HOST: '127.0.0.1' },

@@ -67,30 +67,46 @@ export interface Stack {
 
 /** A port nothing listens on right now, on 127.0.0.1. */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  return (await freePorts(1))[0]!;
 }
 
+/** `count` different ports nothing listens on right now, on 127.0.0.1 (held together while picked, so none repeats). */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer());
+  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))));
+  const ports = servers.map((server) => (server.address() as { port: number }).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}
+
+/** Whether a start failed on a port taken: a listen's own error, or a spawned program's output quoted in the message. */
+function portTaken(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE' || /EADDRINUSE/.test(error instanceof Error ? error.message : String(error));
+}
 
 /**
- * The gateway must know the Minds URL before it starts, and the Minds service
- * needs the gateway's admin URL, so the Minds port is chosen free first and
- * taken a few seconds later. With suites running side by side, another
- * listener or an outgoing connection's ephemeral port can take it in between
- * (CI saw `listen EADDRINUSE` once): that start is undone and tried again on
- * a new port.
+ * Runs `start` on `count` ports that are free when it is called, and again on new ones (three
+ * tries in all) when it fails because one was taken before the program bound it. Between the pick
+ * and the bind, a listener or an outgoing connection of a suite running alongside can take the
+ * port (CI saw `listen EADDRINUSE` once). `start` must leave nothing running when it fails.
+ * `firstTry` gives the ports of the first try.
  */
-export async function startStack(options: StackOptions = {}): Promise<Stack> {
+export async function withFreePorts<T>(count: number, start: (ports: number[]) => Promise<T>, firstTry?: number[]): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startStackOnce(options, attempt === 1 && options.mindsPort ? options.mindsPort : await freePort());
+      return await start(attempt === 1 && firstTry ? firstTry : await freePorts(count));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 3) throw error;
+      if (!portTaken(error) || attempt === 3) throw error;
     }
   }
+}
+
+/**
+ * The gateway must know the Minds URL before it starts, and the Minds service needs the gateway's
+ * admin URL, so the Minds port is picked first and bound seconds later: through withFreePorts.
+ */
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  return withFreePorts(1, ([mindsPort]) => startStackOnce(options, mindsPort!), options.mindsPort ? [options.mindsPort] : undefined);
 }
 
 async function startStackOnce(options: StackOptions, mindsPort: number): Promise<Stack> {
