@@ -95,11 +95,11 @@ async function main(): Promise<number> {
       if (!response.ok) throw new Error(`admin ${path}: ${response.status} ${await response.text()}`);
       return (await response.json()) as any;
     };
-    const defaults = (await (await fetch(`http://127.0.0.1:${adminPort}/admin/defaults`, { headers: { authorization: `Bearer ${adminToken}` } })).json()) as { organizationId: string };
+    const defaults = (await (await fetch(`http://127.0.0.1:${adminPort}/admin/defaults`, { headers: { authorization: `Bearer ${adminToken}` } })).json()) as { organization_id: string };
 
     // The world: a session, Minds for memory and for lifecycle, an agent attached to one Mind.
     const session = (await admin('/admin/credentials', { kind: 'bridge_session' })).token as string;
-    const agent = await admin('/admin/agents', { organization_id: defaults.organizationId });
+    const agent = await admin('/admin/agents', { organization_id: defaults.organization_id });
     const agentToken = (await admin('/admin/credentials', { kind: 'agent_token', agent_id: agent.id })).token as string;
     const human = { authorization: `Bearer ${session}`, 'content-type': 'application/json' };
     const agentHeaders = { authorization: `Bearer ${agentToken}`, 'content-type': 'application/json' };

@@ -81,9 +81,9 @@ describe('another tenant', () => {
       return stack.issue('bridge_session', { organization_id: other.organization_id, project_id: other.project_id });
     }],
     ['another project of the same organization', async () => {
-      const defaults = await fetch(`${stack.adminUrl}/admin/defaults`, { headers: { authorization: `Bearer ${stack.gateway.adminToken}` } }).then((r) => r.json()) as { organizationId: string };
-      const project = await stack.admin<{ project_id: string }>('/admin/projects', { organization_id: defaults.organizationId, name: 'Other project' });
-      return stack.issue('bridge_session', { organization_id: defaults.organizationId, project_id: project.project_id });
+      const defaults = await fetch(`${stack.adminUrl}/admin/defaults`, { headers: { authorization: `Bearer ${stack.gateway.adminToken}` } }).then((r) => r.json()) as { organization_id: string };
+      const project = await stack.admin<{ project_id: string }>('/admin/projects', { organization_id: defaults.organization_id, name: 'Other project' });
+      return stack.issue('bridge_session', { organization_id: defaults.organization_id, project_id: project.project_id });
     }],
   ])('%s can neither read nor change the first one, nor tell its resources from guessed ids', async (_name, credential) => {
     const intruder = caller(stack.url, (await credential()).token);

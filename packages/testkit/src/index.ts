@@ -186,7 +186,7 @@ async function startStackOnce(options: StackOptions, mindsPort: number): Promise
   };
   const defaults = async () => {
     const response = await fetch(`${gateway.adminUrl}/admin/defaults`, { headers: { authorization: `Bearer ${gateway.adminToken}` } });
-    return (await response.json()) as { organizationId: string; projectId: string };
+    return (await response.json()) as { organization_id: string; project_id: string };
   };
 
   return {
@@ -199,8 +199,8 @@ async function startStackOnce(options: StackOptions, mindsPort: number): Promise
     admin,
     issue: (kind, extra = {}) => admin<IssuedCredential>('/admin/credentials', { kind, ...extra }),
     async createAgent() {
-      const { organizationId } = await defaults();
-      return admin<{ id: string; did: string }>('/admin/agents', { organization_id: organizationId });
+      const { organization_id } = await defaults();
+      return admin<{ id: string; did: string }>('/admin/agents', { organization_id });
     },
     async close() {
       await closeMinds();

@@ -95,8 +95,10 @@ export function createAdminApp(deps: AdminDeps) {
     res.status(201).json({ id: agent.id, organization_id: agent.organizationId, did: agent.did, created_at: new Date(agent.createdAtMs).toISOString() });
   });
 
+  // The organization and project that credentials get when a request names none (made at first start).
   app.get('/admin/defaults', async (_req, res) => {
-    res.json(await deps.store.firstOrganization());
+    const defaults = await deps.store.firstOrganization();
+    res.json({ organization_id: defaults?.organizationId ?? null, project_id: defaults?.projectId ?? null });
   });
 
   app.post('/admin/credentials', async (req, res) => {
