@@ -11,7 +11,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
   byteLimitKeywords,
@@ -32,6 +31,7 @@ import { openapiDocument } from '@gateway-minds/contract/document';
 import { createClient, factsOf } from '@gateway-minds/client';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { withFreePorts } from '@gateway-minds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const mockDir = join(import.meta.dirname, '..');
@@ -185,42 +185,34 @@ let mock: ChildProcess;
 let base: string;
 let startupMs: number;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  const started = performance.now();
-  mock = spawn(process.execPath, ['--import', 'tsx', 'src/start-mock.ts'], {
-    cwd: mockDir,
-    env: { ...process.env, MOCK_PORT: String(port), MOCK_HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-  };
-  mock.stdout!.on('data', collect);
-  mock.stderr!.on('data', collect);
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the mock did not start within 45 s:\n${output}`)), 45_000);
-    mock.once('exit', (code) => reject(new Error(`the mock exited (${code}):\n${output}`)));
-    mock.stdout!.on('data', () => {
-      if (output.includes('Prism is listening')) {
-        clearTimeout(timer);
-        resolve();
-      }
+  // On another port if the one picked was taken before Prism bound it (Prism then exits, saying EADDRINUSE).
+  await withFreePorts(1, async ([port]) => {
+    base = `http://127.0.0.1:${port}`;
+    const started = performance.now();
+    mock = spawn(process.execPath, ['--import', 'tsx', 'src/start-mock.ts'], {
+      cwd: mockDir,
+      env: { ...process.env, MOCK_PORT: String(port), MOCK_HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let output = '';
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString();
+    };
+    mock.stdout!.on('data', collect);
+    mock.stderr!.on('data', collect);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the mock did not start within 45 s:\n${output}`)), 45_000);
+      mock.once('exit', (code) => reject(new Error(`the mock exited (${code}):\n${output}`)));
+      mock.stdout!.on('data', () => {
+        if (output.includes('Prism is listening')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    startupMs = performance.now() - started;
   });
-  startupMs = performance.now() - started;
   console.log(`mock: Prism listening on ${base} after ${(startupMs / 1000).toFixed(1)} s`);
 }, 60_000);
 
