@@ -12,7 +12,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applicationName, openDatabase, type Database } from '@gateway-minds/db';
-import { MINDS_PAGE_COST, migrationsDir } from '../../apps/minds/src/service.js';
+import { DEFAULT_REGION, MINDS_PAGE_COST, migrationsDir } from '../../apps/minds/src/service.js';
+import { deriveStatus } from '../../apps/minds/src/controller/state.js';
+import { MIND_SERVICES } from '../../apps/minds/src/minds/lifecycle.js';
+import { resolveCapacity } from '../../apps/minds/src/minds/profiles.js';
 import { findMind, MIND_VIEW_COLUMNS, type Tenant } from '../../apps/minds/src/minds/store.js';
 import { cpuMs } from './figures.js';
 
@@ -33,12 +36,17 @@ export async function openStatementAlone(databaseUrl?: string): Promise<Statemen
   const common = { migrationsDir, pageCost: MINDS_PAGE_COST };
   const db: Database = await openDatabase(databaseUrl ? { ...common, url: databaseUrl, schema } : { ...common, dataDir, schema: 'minds' });
   const ids = Array.from({ length: 1_000 }, () => randomUUID());
+  // A ready Mind of the default plan, with the plan, capacity, services and status the service would give it.
+  const { plan, capacity } = resolveCapacity(undefined, undefined);
   for (const [i, id] of ids.entries()) {
     await db.query(
       `INSERT INTO minds (mind_id, organization_id, project_id, created_by, name, region, plan, profile_id, cpus, memory_mb, volume_size_gb,
          services, volume_id, base_url, desired_state, desired_generation, observed_state, observed_generation, status, created_at, updated_at)
-       VALUES ($1, $2, $3, 'usr_bench', $4, 'eu-west-1', 'free', 'small', 1, 1024, 10, $5, $6, $7, 'running', 1, 'running', 1, 'ready', now(), now())`,
-      [id, tenant.org, tenant.project, `Mind ${i}`, JSON.stringify([{ name: 'api', port: 8080 }]), randomUUID(), `https://${id}.minds.example`],
+       VALUES ($1, $2, $3, 'usr_bench', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'running', 1, 'running', 1, $14, now(), now())`,
+      [
+        id, tenant.org, tenant.project, `Mind ${i}`, DEFAULT_REGION, plan, capacity.profile_id, capacity.cpus, capacity.memory_mb, capacity.volume_size_gb,
+        JSON.stringify(MIND_SERVICES), randomUUID(), `https://${id}.minds.example`, deriveStatus('running', 'running', 1, 1),
+      ],
     );
   }
   // As autovacuum (PostgreSQL) and AutoAnalyze (PGlite) would have by now. Without statistics,
