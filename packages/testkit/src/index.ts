@@ -12,6 +12,10 @@
  * initdb takes ~9 s; a copy well under one), made once per machine and
  * PGlite version in the OS temp directory, under a lock so that suites
  * running side by side make it once.
+ *
+ * Ports: `withFreePorts` starts anything on ports picked free, and again on
+ * new ones when a port was taken before it was bound (the stack, and the
+ * programs the stack, README, mock and MSW suites spawn).
  */
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
