@@ -48,6 +48,8 @@ try {
   }
   for (const s of setups) {
     console.log(`${s.name} (${checkouts[s.name as keyof typeof checkouts]}): ${path} ${Math.round(median(s.rps))} req/s; CPU per request: gateway ${Math.round(median(s.gateway))} µs, minds ${Math.round(median(s.minds))} µs${onPostgres ? `, postgres ${Math.round(median(s.postgres))} µs` : ''}`);
+    // Round by round, in order: a figure that drifts as the rounds go shows a process still warming up.
+    console.log(`  rounds, minds µs: ${s.minds.map(Math.round).join(' ')}; gateway µs: ${s.gateway.map(Math.round).join(' ')}`);
   }
 } finally {
   for (const s of setups) await s.stack.close();
