@@ -5,7 +5,6 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SERVICE_NODE_FLAGS } from '../../apps/stack/src/service-node-flags.js';
 
 export const benchDir = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = join(benchDir, '../..');
@@ -62,7 +61,7 @@ function perfProfilingFlags(): string[] {
 export async function startProgram(main: string, env: Record<string, string>, readyUrl: string, timeoutMs = 60_000): Promise<ChildProcess> {
   // BENCH_CPU_PROFILE_DIR=dir writes a V8 CPU profile of each program on exit (how the hot paths were found).
   const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : perfProfilingFlags();
-  const child = spawn(process.execPath, [...profile, ...SERVICE_NODE_FLAGS, main], {
+  const child = spawn(process.execPath, [...profile, main], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
     // --perf-prof writes its jit-<pid>.dump into the working directory.

@@ -14,7 +14,6 @@ import { fileURLToPath } from 'node:url';
 import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit/assertion-keys';
 import { docsBaseUrlOf } from '@gateway-minds/service-kit/public-urls';
 import { HEALTH_PATH } from '@gateway-minds/service-kit/side-routes';
-import { SERVICE_NODE_FLAGS } from './service-node-flags.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const require = createRequire(import.meta.url);
@@ -38,7 +37,7 @@ function mainOf(workspace: string): string | undefined {
 
 const children: ChildProcess[] = [];
 function run(name: string, main: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, main], { env: { ...process.env, DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, [main], { env: { ...process.env, DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
   child.on('exit', (code, signal) => {
     if (stopping) return;
     console.error(`${name} exited (${signal ?? code}); stopping the stack.`);
