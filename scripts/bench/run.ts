@@ -125,6 +125,19 @@ if (sections.includes('throughput')) {
     database: (driver === 'PostgreSQL' ? ['postgres'] : []) as ServingProcess[],
   }));
   const cpuBudgetTotal = forwardedReadCpuBudget.gateway + forwardedReadCpuBudget.pipeline + forwardedReadCpuBudget.handlerAndDatabase;
+  // The targets are judged on the production configuration; the issue measured the stack as `npm start`
+  // runs it, with responses validated, so the same read is shown that way beside them.
+  const asNpmStartRuns = row('gateway getMind forwarded to Minds as npm start runs it');
+  const asNpmStartRunsTargets = (): string[][] => {
+    if (!asNpmStartRuns) return [];
+    const cpu = cpuPerRound(asNpmStartRuns, 'gateway', 'minds');
+    const beside = (met: boolean) => (met ? 'would meet it' : 'would miss it');
+    return [
+      [`(as npm start runs it, responses validated) forwarded Minds read vs bare Express (PGlite; target ${pct(forwardedShareOfBare)})`, withRange(asNpmStartRuns, bare, pctPrecise), beside(ratio(asNpmStartRuns, bare) >= forwardedShareOfBare)],
+      [`(as npm start runs it, responses validated) forwarded Minds read vs the Prism mock (PGlite; target ${forwardedTimesMock}×)`, withRange(asNpmStartRuns, mock, times), beside(ratio(asNpmStartRuns, mock) >= forwardedTimesMock)],
+      [`(as npm start runs it, responses validated) CPU per forwarded read (PGlite; target ${cpuBudgetTotal} µs)`, rangeOf(cpu, micros), beside(wholeMicros(median(cpu)) <= cpuBudgetTotal)],
+    ];
+  };
   const ceiling = ratio(stubForwarding, mock);
   const [ofBare, ofMock] = [pct(forwardedShareOfBare), `${forwardedTimesMock}×`];
   say('### Targets');
@@ -145,6 +158,7 @@ if (sections.includes('throughput')) {
         withRange(forwarded, expressAsServed, pctPrecise),
         ratio(forwarded, expressAsServed) >= forwardedShareOfBare ? `at or above ${ofBare}` : `below ${ofBare}`,
       ]),
+      ...asNpmStartRunsTargets(),
       ['(ceiling) the gateway forwarding to a stub that does no work, vs the Prism mock', withRange(stubForwarding, mock, times), ceiling >= forwardedTimesMock ? `above ${ofMock}` : `below ${ofMock}: no service behind this gateway can reach ${ofMock} on this machine`],
       [
         '(ceiling) a validated, authenticated read through the gateway with no database, vs bare Express',

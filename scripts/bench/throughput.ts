@@ -152,6 +152,12 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     const pgSession = pgStack ? (await pgStack.issue('bridge_session')).token : '';
     const pgMindId = pgStack ? await readyMind(pgStack, pgSession) : '';
     if (pgStack) await fillMemory(pgStack, pgSession, pgMindId);
+    // The same stack as `npm start` runs it (no NODE_ENV=production): both services validate their
+    // responses and the database checks its transaction scopes. The issue's own measurement ran it so.
+    const asNpmStartRuns = await startStack({ env: { NODE_ENV: 'development' } });
+    stacks.push(asNpmStartRuns);
+    const npmStartSession = (await asNpmStartRuns.issue('bridge_session')).token;
+    const npmStartMindId = await readyMind(asNpmStartRuns, npmStartSession);
     // A second gateway in front of the stub upstream: forwarding without the service behind it.
     const forwardingOnly = await startStack({ mindsUrl: stub.url });
     stacks.push(forwardingOnly);
@@ -210,6 +216,13 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
         processes: { gateway: assertionBehindGateway.gateway.pid!, pipeline: checking.pid },
       },
       { name: 'gateway getMind forwarded to Minds (PGlite)', method: 'GET', url: stack.gatewayUrl + mindPath(mindId), headers: bearer(session), processes: gatewayAndMinds(stack) },
+      {
+        name: 'gateway getMind forwarded to Minds as npm start runs it (PGlite, responses validated)',
+        method: 'GET',
+        url: asNpmStartRuns.gatewayUrl + mindPath(npmStartMindId),
+        headers: bearer(npmStartSession),
+        processes: gatewayAndMinds(asNpmStartRuns),
+      },
       ...(pgStack ? [{ name: 'gateway getMind forwarded to Minds (PostgreSQL)', method: 'GET' as const, url: pgStack.gatewayUrl + mindPath(pgMindId), headers: bearer(pgSession), processes: gatewayAndMinds(pgStack), postgres: true }] : []),
       searchTarget('gateway searchMemory (2k events, PGlite)', stack, mindId, session),
       ...(pgStack ? [{ ...searchTarget('gateway searchMemory (2k events, PostgreSQL)', pgStack, pgMindId, pgSession), postgres: true }] : []),
