@@ -7,7 +7,9 @@
  * && npm install && npx turbo run build)`). Both stacks run at once; each
  * round loads one and then the other for 3 s (alternating which goes first),
  * and the median of the rounds is printed. BENCH_AB_HEAD_ENV adds environment
- * to this checkout's services only (JSON), to compare a setting.
+ * to this checkout's services only (JSON), to compare a setting; BENCH_AB_ENV adds environment to
+ * both (JSON), to compare two builds in another configuration (`{"NODE_ENV":"development"}`: as
+ * `npm start` runs them).
  */
 import autocannon from 'autocannon';
 import { resolve } from 'node:path';
@@ -20,14 +22,15 @@ const rounds = Number(process.argv[3] ?? 8);
 if (!process.env.BENCH_AB_BASE) throw new Error('set BENCH_AB_BASE to a built checkout of the commit to compare with');
 const checkouts = { base: resolve(process.env.BENCH_AB_BASE), head: repoRoot };
 const onPostgres = Boolean(process.env.BENCH_DATABASE_URL);
-const headEnv = process.env.BENCH_AB_HEAD_ENV ? (JSON.parse(process.env.BENCH_AB_HEAD_ENV) as Record<string, string>) : {};
+const bothEnv = process.env.BENCH_AB_ENV ? (JSON.parse(process.env.BENCH_AB_ENV) as Record<string, string>) : {};
+const headEnv = { ...bothEnv, ...(process.env.BENCH_AB_HEAD_ENV ? (JSON.parse(process.env.BENCH_AB_HEAD_ENV) as Record<string, string>) : {}) };
 
 
 type StackModule = typeof import('./stack.js');
 const setups = [];
 for (const [name, checkout] of Object.entries(checkouts)) {
   const { startStack, readyMind } = (await import(`${checkout}/scripts/bench/stack.ts`)) as StackModule;
-  const stack = await startStack({ databaseUrl: process.env.BENCH_DATABASE_URL || undefined, env: name === 'head' ? headEnv : {} });
+  const stack = await startStack({ databaseUrl: process.env.BENCH_DATABASE_URL || undefined, env: name === 'head' ? headEnv : bothEnv });
   const token = (await stack.issue(path === 'whoami' ? 'api_key' : 'bridge_session')).token;
   const url = path === 'whoami' ? `${stack.gatewayUrl}${operationPath('gateway_getPrincipal')}` : `${stack.gatewayUrl}${operationPath('minds_getMind', { mind_id: await readyMind(stack, token) })}`;
   const headers = { authorization: `Bearer ${token}` };
