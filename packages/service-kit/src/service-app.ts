@@ -24,6 +24,7 @@ import { createOperationRouter, type OperationRouter } from './operation-router.
 import { newRequestId } from './request-id.js';
 import { installRefLookupWithoutCompile } from './ref-lookup-without-compile.js';
 import { installRouteMatcherCache } from './route-matcher-cache.js';
+import { responseCheckAfterMatch } from './response-check-after-match.js';
 
 installRouteMatcherCache();
 installLazySpecValidator();
@@ -313,14 +314,15 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   };
   const wholeValidator = middlewareChain(...validator);
   // After a compiled pass, only what response validation needs of the validator: its route
-  // metadata and the response check (both skipped when responses are not validated).
-  const afterCompiledPass = options.validateResponses ? middlewareChain(validatorStep('metadataMiddleware'), validatorStep('responseMiddleware')) : undefined;
+  // metadata, remembered per operation, and the response check (none when responses are not validated).
+  const responseCheck = options.validateResponses ? responseCheckAfterMatch(validatorStep('metadataMiddleware'), validatorStep('responseMiddleware')) : undefined;
+  app.locals.responseCheck = responseCheck?.counts;
   const compiled = options.compiledRequestValidation === false ? undefined : compileRequestValidation(document, { ...validatorOptions, validateRequests: { ...validatorOptions.validateRequests } });
   app.locals.compiledRequestValidation = compiled?.counts;
   const validateRequest: RequestHandler = (req, res, next) => {
     const { operation, pathParams } = requestContext(res);
     if (!compiled?.accepts(req, operation.operationId, pathParams)) return wholeValidator(req, res, next);
-    return afterCompiledPass ? afterCompiledPass(req, res, next) : next();
+    return responseCheck ? responseCheck(req, res, next, operation.operationId, pathParams) : next();
   };
 
   const handlerOf = new Map<string, RequestHandler>();

@@ -36,6 +36,7 @@ const handlers: Record<string, OperationHandler> = {
 
 let server: Server;
 let base: string;
+let responseCheckCounts: { remembered: number; walked: number };
 
 beforeAll(async () => {
   const app = createServiceApp({
@@ -45,6 +46,7 @@ beforeAll(async () => {
     docsBaseUrl: 'http://docs.test',
     logger: createLogger('test'),
   });
+  responseCheckCounts = app.locals.responseCheck;
   server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -125,5 +127,24 @@ describe('pass-through and contract checks', () => {
     const { status, body } = await call('GET', `/v1/minds/services/${mindId}`);
     expect(status).toBe(500);
     expect(body.error).toMatchObject({ code: 'INTERNAL_ERROR', reason: 'response_contract_violation' });
+  });
+
+  // The validator's route metadata is remembered per operation after its first request
+  // (response-check-after-match.ts): the check must stay as strict on every request after that.
+  it('a response that breaks the contract is caught on every request, with the route metadata remembered', async () => {
+    const before = { ...responseCheckCounts };
+    for (let i = 0; i < 3; i++) {
+      const { status, body } = await call('GET', `/v1/minds/services/${mindId}`);
+      expect(status).toBe(500);
+      expect(body.error).toMatchObject({ code: 'INTERNAL_ERROR', reason: 'response_contract_violation' });
+    }
+    expect(responseCheckCounts.remembered - before.remembered).toBeGreaterThanOrEqual(2);
+    expect(responseCheckCounts.walked - before.walked).toBeLessThanOrEqual(1);
+  });
+
+  it('a response within the contract passes the remembered check', async () => {
+    const before = { ...responseCheckCounts };
+    for (let i = 0; i < 3; i++) expect((await call('GET', '/v1/minds/services?limit=5')).status).toBe(200);
+    expect(responseCheckCounts.remembered - before.remembered).toBeGreaterThanOrEqual(2);
   });
 });
