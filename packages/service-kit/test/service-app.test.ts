@@ -129,7 +129,8 @@ describe('pass-through and contract checks', () => {
     expect(body.error).toMatchObject({ code: 'INTERNAL_ERROR', reason: 'response_contract_violation' });
   });
 
-  // The validator's route metadata is remembered per operation after its first request
+  // DECISIONS.md "Answers that break the contract": caught "on every request", also once the
+  // validator's route metadata is remembered per operation after its first request
   // (response-check-after-match.ts): the check must stay as strict on every request after that.
   it('a response that breaks the contract is caught on every request, with the route metadata remembered', async () => {
     const before = { ...responseCheckCounts };
