@@ -22,8 +22,9 @@ const rounds = Number(process.argv[3] ?? 8);
 if (!process.env.BENCH_AB_BASE) throw new Error('set BENCH_AB_BASE to a built checkout of the commit to compare with');
 const checkouts = { base: resolve(process.env.BENCH_AB_BASE), head: repoRoot };
 const onPostgres = Boolean(process.env.BENCH_DATABASE_URL);
-const bothEnv = process.env.BENCH_AB_ENV ? (JSON.parse(process.env.BENCH_AB_ENV) as Record<string, string>) : {};
-const headEnv = { ...bothEnv, ...(process.env.BENCH_AB_HEAD_ENV ? (JSON.parse(process.env.BENCH_AB_HEAD_ENV) as Record<string, string>) : {}) };
+const envFrom = (json: string | undefined) => (json ? (JSON.parse(json) as Record<string, string>) : {});
+const bothEnv = envFrom(process.env.BENCH_AB_ENV);
+const headEnv = { ...bothEnv, ...envFrom(process.env.BENCH_AB_HEAD_ENV) };
 
 
 type StackModule = typeof import('./stack.js');
