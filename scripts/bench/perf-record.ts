@@ -1,6 +1,7 @@
 /**
  * CPU samples of the gateway and the Minds service under load, kernel and V8 runtime included:
- * `BENCH_PERF_MAP=1 npx tsx scripts/bench/perf-record.ts <whoami|getMind>` (on PostgreSQL with BENCH_DATABASE_URL), then
+ * `BENCH_PERF_MAP=1 npx tsx scripts/bench/perf-record.ts <whoami|getMind>` (on PostgreSQL with BENCH_DATABASE_URL;
+ * BENCH_PERF_ENV='{"NODE_ENV":"development"}' profiles the services as `npm start` runs them), then
  * `perf report -i /tmp/perf-<path>.data --no-children --sort sym`. Unlike a V8 CPU profile, which
  * charges wall time to whatever JavaScript is on the stack, `perf` with the cpu-clock event counts
  * only time on a CPU, and shows what V8 itself does (inline-cache misses, map changes, GC) and what
@@ -20,7 +21,8 @@ import { perfJitDumpDir } from './processes.js';
 import { readyMind, startStack } from './stack.js';
 const path = process.argv[2] === 'whoami' ? 'whoami' : 'getMind';
 rmSync(perfJitDumpDir, { recursive: true, force: true }); // the last run's dumps
-const stack = await startStack({ databaseUrl: process.env.BENCH_DATABASE_URL || undefined });
+const env = process.env.BENCH_PERF_ENV ? (JSON.parse(process.env.BENCH_PERF_ENV) as Record<string, string>) : {};
+const stack = await startStack({ databaseUrl: process.env.BENCH_DATABASE_URL || undefined, env });
 const token = (await stack.issue(path === 'whoami' ? 'api_key' : 'bridge_session')).token;
 const url = path === 'whoami' ? `${stack.gatewayUrl}${operationPath('gateway_getPrincipal')}` : `${stack.gatewayUrl}${operationPath('minds_getMind', { mind_id: await readyMind(stack, token) })}`;
 const headers = { authorization: `Bearer ${token}` };
