@@ -14,7 +14,7 @@
 import autocannon from 'autocannon';
 import { resolve } from 'node:path';
 import { cpuMs, inRoundOrder, median, postgresCpuMs } from './figures.js';
-import { repoRoot } from './processes.js';
+import { envFromJson, repoRoot } from './processes.js';
 import { operationPath } from '@gateway-minds/contract';
 
 const path = process.argv[2] === 'whoami' ? 'whoami' : 'getMind';
@@ -22,9 +22,8 @@ const rounds = Number(process.argv[3] ?? 8);
 if (!process.env.BENCH_AB_BASE) throw new Error('set BENCH_AB_BASE to a built checkout of the commit to compare with');
 const checkouts = { base: resolve(process.env.BENCH_AB_BASE), head: repoRoot };
 const onPostgres = Boolean(process.env.BENCH_DATABASE_URL);
-const envFrom = (json: string | undefined) => (json ? (JSON.parse(json) as Record<string, string>) : {});
-const bothEnv = envFrom(process.env.BENCH_AB_ENV);
-const headEnv = { ...bothEnv, ...envFrom(process.env.BENCH_AB_HEAD_ENV) };
+const bothEnv = envFromJson(process.env.BENCH_AB_ENV);
+const headEnv = { ...bothEnv, ...envFromJson(process.env.BENCH_AB_HEAD_ENV) };
 
 
 type StackModule = typeof import('./stack.js');

@@ -17,12 +17,11 @@ import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { operationPath } from '@gateway-minds/contract';
-import { perfJitDumpDir } from './processes.js';
+import { envFromJson, perfJitDumpDir } from './processes.js';
 import { readyMind, startStack } from './stack.js';
 const path = process.argv[2] === 'whoami' ? 'whoami' : 'getMind';
 rmSync(perfJitDumpDir, { recursive: true, force: true }); // the last run's dumps
-const env = process.env.BENCH_PERF_ENV ? (JSON.parse(process.env.BENCH_PERF_ENV) as Record<string, string>) : {};
-const stack = await startStack({ databaseUrl: process.env.BENCH_DATABASE_URL || undefined, env });
+const stack = await startStack({ databaseUrl: process.env.BENCH_DATABASE_URL || undefined, env: envFromJson(process.env.BENCH_PERF_ENV) });
 const token = (await stack.issue(path === 'whoami' ? 'api_key' : 'bridge_session')).token;
 const url = path === 'whoami' ? `${stack.gatewayUrl}${operationPath('gateway_getPrincipal')}` : `${stack.gatewayUrl}${operationPath('minds_getMind', { mind_id: await readyMind(stack, token) })}`;
 const headers = { authorization: `Bearer ${token}` };

@@ -9,6 +9,9 @@ import { fileURLToPath } from 'node:url';
 export const benchDir = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = join(benchDir, '../..');
 
+/** Environment for the services from a JSON object in a variable (BENCH_AB_ENV, BENCH_PERF_ENV); unset, none. */
+export const envFromJson = (json: string | undefined): Record<string, string> => (json ? (JSON.parse(json) as Record<string, string>) : {});
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
