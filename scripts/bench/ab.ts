@@ -25,7 +25,6 @@ const onPostgres = Boolean(process.env.BENCH_DATABASE_URL);
 const bothEnv = envFromJson(process.env.BENCH_AB_ENV);
 const headEnv = { ...bothEnv, ...envFromJson(process.env.BENCH_AB_HEAD_ENV) };
 
-
 type StackModule = typeof import('./stack.js');
 const setups = [];
 for (const [name, checkout] of Object.entries(checkouts)) {
