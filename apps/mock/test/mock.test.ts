@@ -12,75 +12,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import {
-  byteLimitKeywords,
-  credentialSchemes,
-  dereference,
-  errorCatalog,
-  isErrorCode,
-  operationIds,
-  operationParameters,
-  operationTable,
-  type JsonSchema,
-  type OpenApiOperation,
-  type OpenApiParameter,
-  type OpenApiResponse,
-  type OperationId,
-} from '@gateway-minds/contract';
-import { openapiDocument } from '@gateway-minds/contract/document';
+import { errorCatalog, isErrorCode, operationIds, operationTable, type OpenApiResponse, type OperationId } from '@gateway-minds/contract';
 import { createClient, factsOf } from '@gateway-minds/client';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { withFreePorts } from '@gateway-minds/testkit';
+import { contractRequest, locateOperation, responseProblems, type Answer, type LocatedOperation } from '@gateway-minds/testkit/contract-judge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const mockDir = join(import.meta.dirname, '..');
-const dereferenced = dereference(openapiDocument);
-
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats.default(ajv);
-for (const keyword of byteLimitKeywords) ajv.addKeyword({ ...keyword });
-const validators = new WeakMap<JsonSchema, ValidateFunction>();
-function validate(schema: JsonSchema, value: unknown): unknown[] {
-  let fn = validators.get(schema);
-  if (!fn) {
-    fn = ajv.compile(schema);
-    validators.set(schema, fn);
-  }
-  return fn(value) ? [] : (fn.errors ?? []);
-}
-
-interface Located {
-  id: OperationId;
-  operation: OpenApiOperation;
-  parameters: OpenApiParameter[];
-}
-
-function locate(id: OperationId): Located {
-  const facts = operationTable[id];
-  const item = dereferenced.paths[facts.path];
-  const operation = item?.[facts.method];
-  if (!item || !operation) throw new Error(`${id} is not at ${facts.method} ${facts.path}`);
-  return { id, operation, parameters: operationParameters(item, operation) };
-}
-
-/** A value for a parameter from the spec's own examples: the parameter's, else its schema's. */
-function exampleFor(parameter: OpenApiParameter): unknown {
-  const p = parameter as OpenApiParameter & { example?: unknown; examples?: Record<string, { value?: unknown }> };
-  const schema = parameter.schema ?? {};
-  const candidates = [
-    p.example,
-    Object.values(p.examples ?? {})[0]?.value,
-    (schema.examples as unknown[] | undefined)?.[0],
-    schema.example,
-    schema.default,
-    (schema.enum as unknown[] | undefined)?.[0],
-    schema.const,
-  ];
-  const value = candidates.find((c) => c !== undefined);
-  if (value === undefined) throw new Error(`parameter ${parameter.in} ${parameter.name} has no example to mock a request with`);
-  return value;
-}
 
 interface MockRequest {
   method: string;
@@ -89,41 +27,10 @@ interface MockRequest {
   body?: string;
 }
 
-/** A request that satisfies the contract: required parameters and headers, a credential of an accepted kind, the first named request example. */
-function validRequest(base: string, { id, operation, parameters }: Located): MockRequest {
-  const facts = operationTable[id];
-  let path: string = facts.path;
-  const query = new URLSearchParams();
-  const headers: Record<string, string> = {};
-  for (const parameter of parameters) {
-    if (!parameter.required) continue;
-    const value = String(exampleFor(parameter));
-    if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, encodeURIComponent(value));
-    else if (parameter.in === 'query') query.set(parameter.name, value);
-    else if (parameter.in === 'header') headers[parameter.name] = value;
-  }
-  const requirement = facts.security[0];
-  if (requirement) {
-    const kind = Object.values(credentialSchemes).find((c) => c.scheme === requirement.scheme);
-    if (!kind) throw new Error(`${id}: no credential kind for scheme ${requirement.scheme}`);
-    headers.Authorization = `Bearer ${kind.tokenPrefix}mock`;
-  }
-  let body: string | undefined;
-  const media = operation.requestBody?.content?.['application/json'];
-  if (media) {
-    const example = Object.values(media.examples ?? {})[0];
-    if (!example) throw new Error(`${id}: no named request example`);
-    body = JSON.stringify(example.value);
-    headers['Content-Type'] = 'application/json';
-  }
-  const search = query.size ? `?${query}` : '';
-  return { method: facts.method.toUpperCase(), url: `${base}${path}${search}`, headers, ...(body === undefined ? {} : { body }) };
-}
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: unknown;
+/** A request that satisfies the contract (testkit's contractRequest: the spec's examples, a credential of an accepted kind), sent to the mock. */
+function validRequest(base: string, { id }: LocatedOperation): MockRequest {
+  const { path, ...request } = contractRequest(id);
+  return { ...request, url: `${base}${path}` };
 }
 
 async function send(request: MockRequest, extraHeaders: Record<string, string> = {}): Promise<Answer> {
@@ -139,30 +46,13 @@ async function send(request: MockRequest, extraHeaders: Record<string, string> =
   } catch {
     // left as text: the content-type check reports it
   }
-  return { status: response.status, headers: response.headers, body };
+  return { status: response.status, headers: Object.fromEntries(response.headers), body };
 }
 
-/** Problems with an answer against the response the spec declares for its status. */
+/** Problems with an answer against the response the spec declares for its status, and any violation Prism itself reports. */
 function checkAgainstSpec(answer: Answer, response: OpenApiResponse | undefined): string[] {
-  if (!response) return [`status ${answer.status} is not declared`];
-  const problems: string[] = [];
-  const media = response.content?.['application/json'];
-  if (media?.schema) {
-    if (!answer.headers.get('content-type')?.startsWith('application/json')) problems.push(`content-type ${answer.headers.get('content-type')}`);
-    for (const error of validate(media.schema, answer.body)) problems.push(`body: ${JSON.stringify(error)}`);
-  }
-  for (const [name, headerOrRef] of Object.entries(response.headers ?? {})) {
-    const header = headerOrRef as { required?: boolean; schema?: JsonSchema };
-    const raw = answer.headers.get(name);
-    if (raw === null) {
-      if (header.required) problems.push(`required header ${name} missing`);
-      continue;
-    }
-    if (!header.schema) continue;
-    const value = header.schema.type === 'integer' || header.schema.type === 'number' ? (/^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw) : raw;
-    for (const error of validate(header.schema, value)) problems.push(`header ${name}: ${JSON.stringify(error)}`);
-  }
-  const violations = answer.headers.get('sl-violations');
+  const problems = responseProblems(answer, response);
+  const violations = answer.headers['sl-violations'];
   if (violations && answer.status < 400) problems.push(`Prism reports violations: ${violations}`);
   return problems;
 }
@@ -174,7 +64,7 @@ interface ExampleCase {
   value: unknown;
 }
 
-const located = operationIds.map(locate);
+const located = operationIds.map(locateOperation);
 const exampleCases: ExampleCase[] = located.flatMap(({ id, operation }) =>
   Object.entries(operation.responses).flatMap(([status, response]) =>
     Object.entries(response.content?.['application/json']?.examples ?? {}).map(([name, example]) => ({ id, status, name, value: example.value })),
@@ -233,7 +123,7 @@ describe('the mock', () => {
   it.each(located.map((l) => [l.id, l] as const))('%s: a valid request gets the first success example by default', async (id, op) => {
     const facts = operationTable[id];
     const answer = await send(validRequest(base, op));
-    expect(answer.headers.get('sl-violations'), 'Prism found the request invalid').toBeNull();
+    expect(answer.headers['sl-violations'], 'Prism found the request invalid').toBeUndefined();
     expect(answer.status).toBe(facts.successStatus);
     const success = op.operation.responses[String(facts.successStatus)];
     const first = Object.values(success?.content?.['application/json']?.examples ?? {})[0];
@@ -281,7 +171,7 @@ describe('the mock', () => {
 // here too; spec/README.md, "Examples": a paginated list's first example is a last page.
 describe("the README's client example against the mock", () => {
   const paginated = located.filter((l) => factsOf(l.id).paginated);
-  const firstSuccessExample = (l: Located) => Object.values(l.operation.responses[String(operationTable[l.id].successStatus)]?.content?.['application/json']?.examples ?? {})[0]?.value as { items: { mind_id: string }[]; next_cursor: string | null };
+  const firstSuccessExample = (l: LocatedOperation) => Object.values(l.operation.responses[String(operationTable[l.id].successStatus)]?.content?.['application/json']?.examples ?? {})[0]?.value as { items: { mind_id: string }[]; next_cursor: string | null };
 
   it.each(paginated.map((l) => [l.id, l] as const))('%s: the default answer is a last page, so a walk ends', (_id, l) => {
     expect(firstSuccessExample(l).next_cursor).toBeNull();

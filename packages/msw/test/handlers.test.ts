@@ -9,11 +9,12 @@
  */
 import { createClient } from '@gateway-minds/client';
 import { operationIds, operationPath, operationTable, type OperationId } from '@gateway-minds/contract';
+import { dereferenced } from '@gateway-minds/testkit/contract-judge';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHandlers, exampleTable } from '../src/index.js';
 import { readScenario, recordingFetch, type Exchange } from './scenario.js';
-import { dereferenced, specProblems } from './spec-check.js';
+import { specProblems } from './spec-check.js';
 
 const baseUrl = 'http://gateway.test';
 const server = setupServer(...createHandlers({ baseUrl }));

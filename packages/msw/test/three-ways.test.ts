@@ -10,11 +10,11 @@
 import { createClient } from '@gateway-minds/client';
 import { operationIds, operationTable, type OperationId } from '@gateway-minds/contract';
 import { startStack, type Stack } from '@gateway-minds/testkit';
+import { contractRequest } from '@gateway-minds/testkit/contract-judge';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandlers, exampleTable } from '../src/index.js';
 import { startPrismMock, type PrismMock } from './prism.js';
-import { contractRequest } from './requests.js';
 import { readScenario, recordingFetch, shapeOf, type Exchange } from './scenario.js';
 import { specProblems } from './spec-check.js';
 
