@@ -20,6 +20,7 @@ import {
   type Mind,
 } from '@gateway-minds/client';
 import { toCallInput } from '@gateway-minds/client/inputs';
+import { openapiDocument } from '@gateway-minds/contract/document';
 import { commands, GLOBAL_FLAGS, type Command, type Flag } from './commands.js';
 import { commandHelp, mainHelp } from './help.js';
 
@@ -171,6 +172,11 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(mainHelp());
     return name ? 0 : 2;
+  }
+  if (name === '--version' || name === '-V') {
+    // The package's version is the API version it speaks: the spec's info.version.
+    io.stdout.write(`${openapiDocument.info.version}\n`);
+    return 0;
   }
   const command = table.get(name);
   if (!command) {

@@ -63,6 +63,7 @@ export function mainHelp(): string {
   const width = Math.max(...[...commands().keys()].map((k) => k.length)) + 2;
   const sections = [...byTag].map(([tag, list]) => `${tag}:\n${list.map((c) => `  ${c.name.padEnd(width)} ${c.facts.summary}`).join('\n')}`);
   return `Usage: gateway-minds <command> [flags]
+       gateway-minds --version   the API version this CLI speaks (the spec's info.version)
 
 Calls the /v1 gateway and the Minds service. Each command is an operation id of
 the spec; its flags are the operation's parameters and body properties.

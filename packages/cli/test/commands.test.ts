@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationTable } from '@gateway-minds/contract';
+import { openapiDocument } from '@gateway-minds/contract/document';
 import { operationInputs, specOperations } from '@gateway-minds/client/inputs';
 import { commands, flagCollisions, kebab } from '../src/index.js';
 import { cli } from './support/run.js';
@@ -43,6 +44,11 @@ describe('commands are the operation ids', () => {
       permissions: ['string', true],
       'expires-at': ['integer', false],
     });
+  });
+
+  // README, "Use it from npm": "a package's version is the API version it speaks (the spec's info.version)".
+  it.each([['--version'], ['-V']])("%s prints the API version it speaks, the spec's info.version", async (flag) => {
+    expect(await cli([flag])).toMatchObject({ code: 0, stdout: `${openapiDocument.info.version}\n`, stderr: '' });
   });
 
   it('--help comes from the spec', async () => {

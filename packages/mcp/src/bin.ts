@@ -8,11 +8,13 @@
  *   --tags a,b / GATEWAY_MINDS_MCP_TAGS    only operations with these tags
  *   --tools a,b / GATEWAY_MINDS_MCP_TOOLS  only these operation ids
  *   --dpop-key / GATEWAY_MINDS_DPOP_KEY    private JWK file for DPoP-bound agent tokens
+ *   --version                              the API version it speaks (the spec's info.version)
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { importDpopKey } from '@gateway-minds/client';
 import { isOperationId, operationIds } from '@gateway-minds/contract';
+import { openapiDocument } from '@gateway-minds/contract/document';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpServer } from './server.js';
 import { knownTags, selectOperations } from './tools.js';
@@ -34,16 +36,21 @@ try {
       tools: { type: 'string' },
       'dpop-key': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'V' },
     },
   });
 } catch (error) {
   const unknownFlag = /^Unknown option '([^']+)'/.exec((error as Error).message)?.[1];
   usageError(unknownFlag ? `unknown flag ${unknownFlag} (--help lists them)` : (error as Error).message.split(/\.\s/)[0]!);
 }
-const values = parsed.values as { token?: string; 'base-url'?: string; 'read-only'?: boolean; tags?: string; tools?: string; 'dpop-key'?: string; help?: boolean };
+const values = parsed.values as { token?: string; 'base-url'?: string; 'read-only'?: boolean; tags?: string; tools?: string; 'dpop-key'?: string; help?: boolean; version?: boolean };
+if (values.version) {
+  process.stdout.write(`${openapiDocument.info.version}\n`);
+  process.exit(0);
+}
 if (values.help) {
   process.stdout.write(
-    'gateway-minds-mcp [--token T] [--base-url URL] [--read-only] [--tags a,b] [--tools id,id] [--dpop-key file]\n' +
+    'gateway-minds-mcp [--token T] [--base-url URL] [--read-only] [--tags a,b] [--tools id,id] [--dpop-key file] [--version]\n' +
       `An MCP server on stdio whose tools are the operation ids. Tags: ${knownTags().join(', ')}.\n` +
       `Tools: ${operationIds.join(', ')}.\n`,
   );

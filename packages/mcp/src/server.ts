@@ -8,11 +8,13 @@ import { CallToolRequestSchema, ErrorCode as McpErrorCode, ListToolsRequestSchem
 import { ApiError, APIConnectionError, createClient, type ClientOptions, type GatewayMindsClient } from '@gateway-minds/client';
 import { operationInputs, toCallInput } from '@gateway-minds/client/inputs';
 import type { OperationId } from '@gateway-minds/contract';
+import { openapiDocument } from '@gateway-minds/contract/document';
 import { selectOperations, toolDefinition, toolFields, type ToolFilter } from './tools.js';
 
 export interface McpServerOptions extends ToolFilter {
   client: ClientOptions | GatewayMindsClient;
   name?: string;
+  /** The version in the initialize answer; by default the API version the server speaks (the spec's info.version), as the package's is. */
   version?: string;
 }
 
@@ -26,7 +28,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   const tools = operations.map(toolDefinition);
   const allowed = new Set<string>(operations);
 
-  const server = new Server({ name: options.name ?? 'gateway-minds', version: options.version ?? '0.1.0' }, { capabilities: { tools: {} } });
+  const server = new Server({ name: options.name ?? 'gateway-minds', version: options.version ?? openapiDocument.info.version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;

@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { openapiDocument } from '@gateway-minds/contract/document';
 import { bin } from './support/mcp.js';
 
 describe('a filter naming nothing the spec has fails before the server starts', () => {
@@ -28,5 +29,18 @@ describe('a filter naming nothing the spec has fails before the server starts', 
     expect(code).toBe(2);
     expect(stderr).toMatch(says);
     expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+});
+
+// README, "Use it from npm": "a package's version is the API version it speaks (the spec's info.version)".
+describe('--version', () => {
+  it("prints the API version the server speaks, the spec's info.version, and exits 0 without serving", async () => {
+    const printed = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = execFile(process.execPath, [bin, '--version'], { env: { PATH: process.env.PATH ?? '' } }, (error, stdout) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout }),
+      );
+      child.stdin?.end();
+    });
+    expect(printed).toEqual({ code: 0, stdout: `${openapiDocument.info.version}\n` });
   });
 });

@@ -8,7 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { operationInputs, specOperations } from '@gateway-minds/client/inputs';
+import { openapiDocument } from '@gateway-minds/contract/document';
 import { connect, parsed } from './support/mcp.js';
+import mcpPackage from '../package.json' with { type: 'json' };
 
 const spec = specOperations();
 let client: Client;
@@ -17,6 +19,14 @@ beforeAll(async () => {
   client = await connect([], { GATEWAY_MINDS_URL: 'http://127.0.0.1:9' });
 });
 afterAll(() => client?.close());
+
+// README, "Use it from npm": "a package's version is the API version it speaks (the spec's info.version)".
+describe('the server names itself', () => {
+  it("with the API version it speaks in the initialize answer, the spec's info.version, which is the package's", () => {
+    expect(client.getServerVersion()).toEqual({ name: 'gateway-minds', version: openapiDocument.info.version });
+    expect(mcpPackage.version).toBe(openapiDocument.info.version);
+  });
+});
 
 describe('tools are the operation ids', () => {
   it('every operation of the spec is a tool, and every tool names one', async () => {
