@@ -177,9 +177,24 @@ function isJson(req: Request): boolean {
   return typeof type === 'string' && /^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type.trim());
 }
 
+/** Where express-openapi-validator's paths say a value is, and what the envelope calls it: a parameter's OpenAPI `in`. */
+const LOCATION_OF: Record<string, string> = { headers: 'header', params: 'path', query: 'query', cookies: 'cookie', body: 'body' };
+
+/**
+ * A validator path (`/headers/idempotency-key`, `/params/mind_id`, `/body/event/tags/0`) as the
+ * envelope writes a location (Error.yaml, `errors`: "`body.event.content`, `query.limit`,
+ * `header.idempotency-key`"): the parameter's `in` and its name, or `body` and the property path,
+ * an array index in brackets as the byte-limit and text checks write it (`body.event.tags[0]`).
+ */
+export function issueLocation(validatorPath: string): string {
+  const [where = '', ...rest] = validatorPath.replace(/^\//, '').split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const prefix = LOCATION_OF[where] ?? where;
+  return rest.reduce((location, segment) => (prefix === 'body' && /^\d+$/.test(segment) ? `${location}[${segment}]` : `${location}.${segment}`), prefix);
+}
+
 /** Turns express-openapi-validator's errors into the catalog's codes. */
 function fromValidatorError(err: { status: number; message: string; errors?: { path: string; message: string; errorCode?: string }[]; headers?: { Allow?: string } }, operation?: OperationFacts): ApiError {
-  const issues: ValidationIssue[] = (err.errors ?? []).map((e) => ({ location: e.path.replace(/^\//, '').replace(/\//g, '.'), message: e.message }));
+  const issues: ValidationIssue[] = (err.errors ?? []).map((e) => ({ location: issueLocation(e.path), message: e.message }));
   switch (err.status) {
     case 404:
       return new ApiError('ROUTE_NOT_FOUND', 'No service or operation at this path.');
@@ -191,15 +206,16 @@ function fromValidatorError(err: { status: number; message: string; errors?: { p
       return new ApiError('JSON_REQUIRED', 'The body must be application/json.');
     case 400: {
       const first = issues[0]?.location ?? '';
-      if (first.startsWith('headers')) {
+      const firstIn = (where: string) => first === where || first.startsWith(`${where}.`);
+      if (firstIn('header')) {
         const missing = operation?.parameters.find(
-          (p) => p.in === 'header' && p.missingCode && issues.some((i) => i.location === `headers.${p.name.toLowerCase()}` && /required/i.test(i.message)),
+          (p) => p.in === 'header' && p.missingCode && issues.some((i) => i.location === `header.${p.name.toLowerCase()}` && /required/i.test(i.message)),
         );
         if (missing) return new ApiError(missing.missingCode as ErrorCode, `The ${missing.name} header is required.`, { errors: issues });
         return new ApiError('BAD_REQUEST', 'A header failed validation.', { errors: issues });
       }
-      if (first.startsWith('query')) return new ApiError('INVALID_QUERY', 'The query parameters failed validation.', { errors: issues });
-      if (first.startsWith('path') || first.startsWith('params')) {
+      if (firstIn('query')) return new ApiError('INVALID_QUERY', 'The query parameters failed validation.', { errors: issues });
+      if (firstIn('path')) {
         return new ApiError('INVALID_IDENTIFIER', 'The identifier in the path is not valid.', { errors: issues });
       }
       return new ApiError('INVALID_ARGUMENT', 'The JSON body is not exactly the published shape.', { errors: issues });

@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationTable, type OperationFacts } from '@gateway-minds/contract';
 import { createLogger, createServiceApp, requestContext, type OperationHandler } from '../src/index.js';
+import { issueLocation } from '../src/service-app.js';
 
 const mindId = '3f2b8c1e-5a7d-4e9f-8b6a-1c2d3e4f5a6b';
 const served: OperationFacts[] = [operationTable.minds_getMind, operationTable.minds_listMinds, operationTable.minds_createMind, operationTable.minds_createAgentGroup];
@@ -104,6 +105,33 @@ describe('refusals', () => {
     expect(body.error.docs_url).toBe(`http://docs.test/errors.html#${code}`);
     expect(reachedHandler).toBe(before);
     if (code === 'METHOD_NOT_ALLOWED') expect(headers.get('allow')).toBe('GET, HEAD'); // RFC 9110 §9.3.2
+  });
+});
+
+// spec/components/schemas/Error.yaml, `errors`: "every violated constraint with the location it applies
+// to (`body.event.content`, `query.limit`, `header.idempotency-key`)": a parameter's OpenAPI `in` and
+// its name, or `body` and the property path.
+describe('each violated constraint names its location as the contract writes it', () => {
+  const locations: [string, string, () => ReturnType<typeof call>][] = [
+    ['a missing header', 'header.idempotency-key', () => call('POST', '/v1/minds/services', { body: '{"name":"Sandbox"}', headers: { ...json, 'x-platform-minds-creation-context': 'a'.repeat(64) } })],
+    ['a malformed header', 'header.idempotency-key', () => call('POST', '/v1/minds/services', { body: '{"name":"Sandbox"}', headers: { ...createHeaders, 'idempotency-key': 'nope' } })],
+    ['a path parameter', 'path.mind_id', () => call('GET', '/v1/minds/services/NOT-A-UUID')],
+    ['a query parameter out of bounds', 'query.limit', () => call('GET', '/v1/minds/services?limit=0')],
+    ['a query parameter the operation does not have', 'query.organization_id', () => call('GET', '/v1/minds/services?organization_id=org_x')],
+    ['a body property', 'body.name', () => call('POST', '/v1/minds/services', { body: '{"name":"Production"}', headers: createHeaders })],
+    ['a body property over its UTF-8 byte limit', 'body.name', () => call('POST', '/v1/minds/agent-groups', { body: JSON.stringify({ operationId: '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f', name: '😀'.repeat(40) }), headers: json })],
+  ];
+
+  it.each(locations)('%s: %s', async (_name, location, send) => {
+    const { body } = await send();
+    expect(body.error.errors?.map((e: { location: string }) => e.location)).toContain(location);
+  });
+
+  // DECISIONS.md, "The envelope": "`body` and the property path (`body.event.content`, `body.event.tags[0]`)".
+  it("an array index in the body in brackets, as the byte-limit and text checks write it; a JSON pointer's escapes undone", () => {
+    expect(issueLocation('/body/event/tags/0')).toBe('body.event.tags[0]');
+    expect(issueLocation('/body/a~1b~0c')).toBe('body.a/b~c');
+    expect(issueLocation('/body')).toBe('body');
   });
 });
 
