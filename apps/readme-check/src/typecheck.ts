@@ -19,6 +19,9 @@ const compilerOptions: ts.CompilerOptions = {
   moduleResolution: ts.ModuleResolutionKind.NodeNext,
   moduleDetection: ts.ModuleDetectionKind.Force,
   strict: true,
+  // A reader's project may be stricter than `strict`: the examples compile under these too.
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
   noEmit: true,
   skipLibCheck: true,
   esModuleInterop: true,

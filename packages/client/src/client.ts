@@ -14,17 +14,17 @@ export interface ClientOptions {
   /** Where the gateway is, e.g. http://127.0.0.1:8080. */
   baseUrl: string;
   /** The credential, sent as the one `Authorization: Bearer` header (or a function returning it). */
-  token?: TokenSource;
+  token?: TokenSource | undefined;
   /** Deadline per attempt in ms. Default 60 000. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Opt-in retry of safe reads (operations whose contract facts say `automaticRetry`). Off unless `maxRetries` > 0. */
-  retry?: RetryOptions;
+  retry?: RetryOptions | undefined;
   /** Sign a DPoP proof per request on agent operations (sender-constrained agent tokens). */
-  dpop?: DpopOptions;
+  dpop?: DpopOptions | undefined;
   /** A fetch to send with (tests, proxies); default globalThis.fetch. */
-  fetch?: (input: Request) => Promise<Response>;
+  fetch?: ((input: Request) => Promise<Response>) | undefined;
   /** Extra headers on every request. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 /** The result with what came with it. */
@@ -68,19 +68,19 @@ export type MindStatus = Mind['status'];
 
 export interface WaitOptions<T> {
   /** Give up after this long (ms). Default 120 000. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Time between reads (ms). Default 1 000. */
-  intervalMs?: number;
-  signal?: AbortSignal;
+  intervalMs?: number | undefined;
+  signal?: AbortSignal | undefined;
   /** Called with every value read. */
-  onProgress?: (value: T, elapsedMs: number) => void;
+  onProgress?: ((value: T, elapsedMs: number) => void) | undefined;
   /** Options for each read (retries, deadline). */
-  request?: RequestOptions;
+  request?: RequestOptions | undefined;
 }
 
 export interface WaitForMindOptions extends WaitOptions<Mind> {
   /** Statuses that end the wait with WaitFailedError. Default `failed` (unless it is the target). */
-  failOn?: readonly MindStatus[];
+  failOn?: readonly MindStatus[] | undefined;
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -16,19 +16,19 @@ export interface DpopOptions {
   /** The key pair the token is bound to (its public key's thumbprint is the token's `cnf.jkt`). */
   key: DpopKeyPair;
   /** JWS algorithm; derived from the key when omitted (ES256/384/512, EdDSA, PS256, RS256); `Ed25519` may be named instead of `EdDSA`. */
-  alg?: string;
+  alg?: string | undefined;
   /**
    * On `DPOP_NONCE_REQUIRED`, sign again once with the nonce from the
    * `dpop-nonce` header and resend. Off by default: the interface says a nonce
    * is never retried automatically, so the caller opts in.
    */
-  retryWithNonce?: boolean;
+  retryWithNonce?: boolean | undefined;
   /**
    * The `Authorization` scheme the token travels in when a proof is sent:
    * `DPoP` (default), as RFC 9449 §7.1 says a client sends a DPoP-bound token,
    * or `Bearer`, the interface's form, which the gateway also accepts.
    */
-  scheme?: 'DPoP' | 'Bearer';
+  scheme?: 'DPoP' | 'Bearer' | undefined;
 }
 
 const encoder = new TextEncoder();

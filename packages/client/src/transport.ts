@@ -18,27 +18,27 @@ export type TokenSource = string | (() => string | Promise<string>);
 
 export interface RetryOptions {
   /** Retries of a safe read (an operation whose `automaticRetry` is true) after the first attempt. 0 (the default) turns retrying off. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** First backoff delay when the answer carries no Retry-After; doubled per retry, with jitter. Default 500 ms. */
-  initialDelayMs?: number;
+  initialDelayMs?: number | undefined;
   /** Longest wait. A Retry-After beyond it is not waited for: the error is returned. Default 30 s. */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /** Codes a read is retried on. Default UPSTREAM_TIMEOUT, RATE_LIMITED, SERVICE_UNAVAILABLE. */
-  retryOn?: readonly ErrorCode[];
+  retryOn?: readonly ErrorCode[] | undefined;
 }
 
 /** Settings of one call; client options give the defaults. */
 export interface RequestOptions {
   /** Deadline per attempt, in ms (default 60 000). */
-  timeoutMs?: number;
-  signal?: AbortSignal;
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
   /** Retries of a safe read (operations whose `automaticRetry` is true); ignored for the others. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** The Idempotency-Key for a lifecycle mutation; pass the key of an earlier attempt to retry it. */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
   /** DPoP for this call; `false` sends no proof. */
-  dpop?: DpopOptions | false;
-  headers?: Record<string, string>;
+  dpop?: DpopOptions | false | undefined;
+  headers?: Record<string, string> | undefined;
 }
 
 export interface TransportOptions {
