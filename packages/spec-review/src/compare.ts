@@ -807,9 +807,20 @@ function compareUnleveled(baseDocument: object, headDocument: object): Review {
   const added = [...hOps.entries()].filter(([key]) => !bOps.has(key)).map(([, o]) => o.ref);
   const removed = [...bOps.entries()].filter(([key]) => !hOps.has(key)).map(([, o]) => o.ref);
   const pointerOf = new Map([...bOps.values(), ...hOps.values()].map((o) => [`${o.ref.method} ${o.ref.path}`, o.pointer]));
+  // An operation whose id changed and nothing else of its method and path: the id change is breaking
+  // on its own, and the operation is still compared, so that what else changed in it is not hidden.
+  const renamedFrom = new Map<string, OperationRef>();
+  const baseOfRenamed = new Map<LocatedOperation, LocatedOperation>();
+  for (const [key, b] of bOps) {
+    if (hOps.has(key)) continue;
+    const h = [...hOps].find(([headKey, h]) => !bOps.has(headKey) && h.ref.method === b.ref.method && templateOf(h.ref.path) === templateOf(b.ref.path))?.[1];
+    if (!h) continue;
+    renamedFrom.set(b.ref.operationId, h.ref);
+    baseOfRenamed.set(h, b);
+  }
   const perOperation: { ref: OperationRef; changes: Change[]; uses: Set<string> }[] = [];
   for (const [id, h] of hOps) {
-    const b = bOps.get(id);
+    const b = bOps.get(id) ?? baseOfRenamed.get(h);
     if (!b) continue;
     const changes: Change[] = [];
     const uses = new Set<string>();
@@ -851,11 +862,6 @@ function compareUnleveled(baseDocument: object, headDocument: object): Review {
     if (!(name in bHooks)) document.push({ id: 'webhook-added', severity: 'info', where: `webhook \`${name}\``, message: 'added', pointer: `/webhooks/${escapePointer(name)}` });
   }
 
-  const renamedFrom = new Map<string, OperationRef>();
-  for (const r of removed) {
-    const same = added.find((a) => a.method === r.method && templateOf(a.path) === templateOf(r.path));
-    if (same) renamedFrom.set(r.operationId, same);
-  }
   const breaking: Review['breaking'] = [
     ...removed.map((r) => ({
       id: renamedFrom.has(r.operationId) ? 'api-operation-id-renamed' : 'api-removed',

@@ -109,6 +109,32 @@ describe('breaking changes', () => {
   });
 });
 
+describe('an operation whose id changed is still compared', () => {
+  // DECISIONS.md, "Versioning": a renamed operationId is breaking; what else changed in the same operation must not hide behind it.
+  const renamedAndNarrowed = () =>
+    mutated((d) => {
+      pets(d).get.operationId = 'pets_listAll';
+      limit(d).required = true;
+    });
+
+  it('its other breaking changes are reported beside the rename, under the new id', () => {
+    const review = compareSpecs(toyApi(), renamedAndNarrowed());
+    expect(lines(review)).toEqual(['pets_list | `GET /pets`: operation id renamed to `pets_listAll` (client methods, CLI commands and MCP tools change name)', 'pets_listAll | query parameter `limit`: is now required']);
+    expect(review.changed.map((o) => o.operation.operationId)).toEqual(['pets_listAll']);
+  });
+
+  it('and stay breaking when the rename is re-levelled to info (an API whose clients do not see operation ids)', () => {
+    const review = compareSpecs(toyApi(), renamedAndNarrowed(), { levels: { 'api-operation-id-renamed': 'info' } });
+    expect(lines(review)).toEqual(['pets_listAll | query parameter `limit`: is now required']);
+  });
+
+  it('a rename alone changes nothing else', () => {
+    const review = compareSpecs(toyApi(), mutated((d) => (pets(d).get.operationId = 'pets_listAll')));
+    expect(review.changed).toEqual([]);
+    expect(review.breaking.map((b) => b.id)).toEqual(['api-operation-id-renamed']);
+  });
+});
+
 describe('changes that are not breaking', () => {
   const cases: [string, (doc: Doc) => void, Severity, RegExp][] = [
     ['an added operation', (d) => (d.paths['/pets/{pet_id}'].put = { operationId: 'pets_replace', summary: 'Replace', responses: { '200': { description: 'ok' } } }), 'info', /./],
