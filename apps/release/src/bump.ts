@@ -1,7 +1,8 @@
 /**
  * The version rule: the spec review's verdict on a change to spec/ decides the next version of the
  * API (`info.version`) and, in lockstep, of every published package. Breaking → major, additive →
- * minor, a fix (a spec change the review reports nothing for: prose, examples) → patch.
+ * minor, a fix (prose or examples: the review reports nothing, or only an operation's summary or
+ * description) → patch.
  */
 import type { OperationRef, Review } from '@gateway-minds/spec-review';
 
@@ -12,10 +13,14 @@ function documentChanges(review: Review) {
   return review.document.filter((change) => change.where !== 'info.version');
 }
 
+/** What the review reports of an operation's prose: a fix to documentation, not a change of shape. */
+const PROSE_CHANGES = new Set(['api-summary-changed', 'api-description-changed']);
+
 /** The bump a reviewed spec change asks for; `null` when base and head bundle to the same document. */
 export function bumpFor(review: Review, specChanged: boolean): Bump | null {
   if (review.breaking.length > 0 || review.removed.length > 0) return 'major';
-  const additive = review.added.length > 0 || review.changed.length > 0 || review.sharedSchemas.length > 0 || documentChanges(review).length > 0;
+  const changedBeyondProse = review.changed.some((o) => o.sharedSchemas.length > 0 || o.changes.some((c) => !PROSE_CHANGES.has(c.id)));
+  const additive = review.added.length > 0 || changedBeyondProse || review.sharedSchemas.length > 0 || documentChanges(review).length > 0;
   if (additive) return 'minor';
   return specChanged ? 'patch' : null;
 }

@@ -55,6 +55,25 @@ describe('version bump from the spec review', () => {
     expect(bump).toBe('patch');
   });
 
+  // DECISIONS.md, "How the version moves": "prose or examples only (the review reports nothing, or only an operation's new summary or description) → patch".
+  it("an operation's summary or description reworded is prose: patch", () => {
+    const { bump, review } = verdict((d) => {
+      d.paths['/v1/usage']!.get.summary = 'Report requests per service, reworded';
+      d.paths['/v1/usage']!.get.description = 'Reworded.';
+    });
+    expect(review.changed.flatMap((o) => o.changes.map((c) => c.id)).sort()).toEqual(['api-description-changed', 'api-summary-changed']);
+    expect(bump).toBe('patch');
+  });
+
+  it('reworded prose beside a change of shape in the same operation is still that change: minor', () => {
+    const { bump } = verdict((d) => {
+      const get = d.paths['/v1/usage']!.get;
+      get.summary = 'Reworded';
+      get.parameters = [...(get.parameters ?? []), { name: 'brand_new', in: 'query', required: false, schema: { type: 'string' } }];
+    });
+    expect(bump).toBe('minor');
+  });
+
   it('a changed info.version alone asks for nothing more', () => {
     expect(verdict((d) => (d.info.version = '9.9.9')).bump).toBe('patch');
   });
