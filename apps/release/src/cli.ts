@@ -59,4 +59,8 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main();
+// A spec that does not bundle, or a ref git does not know: the reason in one message, not a stack trace.
+process.exitCode = await main().catch((error: Error) => {
+  console.error(`release:version: ${error.message}`);
+  return 2;
+});

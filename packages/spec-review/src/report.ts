@@ -40,6 +40,31 @@ export function hasBlockingProblems(review: Review, ctx: Pick<ReportContext, 'li
   return ctx.lint.errors > 0 || (review.breaking.length > 0 && !ctx.acknowledged);
 }
 
+/** Lint problems as a Markdown section (the first 50); none, no section. */
+function lintSection(lint: LintResult): string[] {
+  if (lint.problems.length === 0) return [];
+  const lines = ['### Lint problems', ''];
+  for (const p of lint.problems.slice(0, 50)) lines.push(`- ${p.severity} \`${p.ruleId}\`: ${p.message} (${p.location})`);
+  if (lint.problems.length > 50) lines.push(`- … and ${lint.problems.length - 50} more`);
+  lines.push('');
+  return lines;
+}
+
+/**
+ * The report when the head spec does not bundle (an unresolved `$ref`, a file that does not parse):
+ * there is nothing to compare, and the reader needs the bundler's own words and the lint problems,
+ * on the pull request as for any other failure.
+ */
+export function renderBundleFailure(ctx: Pick<ReportContext, 'base' | 'head' | 'lint' | 'commands'>, bundleError: string): string {
+  const lines = ['## Spec review', '', `Comparing \`${ctx.base}\` (base) with \`${ctx.head}\` (head).`, ''];
+  lines.push(`❌ **The head spec does not bundle, so it was not compared.** Fix it (\`${ctx.commands?.lint ?? 'redocly lint'}\`).`, '');
+  lines.push('```', bundleError.trim(), '```', '');
+  lines.push('| | |', '|---|---|');
+  lines.push(`| Lint (\`redocly lint\`) | ${ctx.lint.errors} error${ctx.lint.errors === 1 ? '' : 's'}, ${ctx.lint.warnings} warning${ctx.lint.warnings === 1 ? '' : 's'} |`, '');
+  lines.push(...lintSection(ctx.lint));
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
 export function renderMarkdown(review: Review, ctx: ReportContext): string {
   const lines: string[] = [];
   const breaking = review.breaking.length;
@@ -62,12 +87,7 @@ export function renderMarkdown(review: Review, ctx: ReportContext): string {
   lines.push(`| Breaking changes | ${breaking} |`);
   lines.push('');
 
-  if (ctx.lint.problems.length > 0) {
-    lines.push('### Lint problems', '');
-    for (const p of ctx.lint.problems.slice(0, 50)) lines.push(`- ${p.severity} \`${p.ruleId}\`: ${p.message} (${p.location})`);
-    if (ctx.lint.problems.length > 50) lines.push(`- … and ${ctx.lint.problems.length - 50} more`);
-    lines.push('');
-  }
+  lines.push(...lintSection(ctx.lint));
 
   if (breaking > 0) {
     lines.push('### Breaking changes', '');

@@ -4,15 +4,25 @@
  * Lints the head spec, bundles it and the spec at the base ref, and reports
  * with @gateway-minds/spec-review: operations added, removed and changed, and
  * breaking changes judged by direction, each with its check id and level, as
- * Markdown, JSON or GitHub annotations on the changed spec lines. Exits 1 when the head spec has lint errors or
- * when there is a breaking change that is not acknowledged (--accept-breaking,
- * or SPEC_REVIEW_ACCEPT_BREAKING=1, which CI sets from the PR label
- * `breaking-change-accepted`); 2 on a usage or bundling error.
+ * Markdown, JSON or GitHub annotations on the changed spec lines. Exits 1 when the head spec has lint errors,
+ * does not bundle (the report then says why), or has a breaking change that is not acknowledged
+ * (--accept-breaking, or SPEC_REVIEW_ACCEPT_BREAKING=1, which CI sets from the PR label
+ * `breaking-change-accepted`); 2 on a usage error or a base spec that does not bundle.
  */
 import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { compareSpecs, createLocator, hasBlockingProblems, renderAnnotations, renderJson, renderMarkdown, type Severity } from '@gateway-minds/spec-review';
+import {
+  compareSpecs,
+  createLocator,
+  hasBlockingProblems,
+  renderAnnotations,
+  renderBundleFailure,
+  renderBundleFailureAnnotation,
+  renderJson,
+  renderMarkdown,
+  type Severity,
+} from '@gateway-minds/spec-review';
 import { bundleSpec, extractAt, lintSpec, repoRoot, resolveCommit } from './sources.js';
 
 const usage = `usage: npm run spec:review -- --base <git ref> [--head <git ref>] [--spec spec/openapi.yaml]
@@ -97,18 +107,31 @@ async function main(): Promise<number> {
     }
 
     const lint = lintSpec(headRoot, specPath);
-    const [base, head] = await Promise.all([bundleSpec(baseRoot, specPath), bundleSpec(headRoot, specPath)]);
+    const baseLabel = `${args.base}${args.base.startsWith(baseCommit.slice(0, 7)) ? '' : ` (${baseCommit.slice(0, 12)})`}`;
+    const commands = { lint: 'npm run lint:spec', review: 'npm run spec:review -- --base {base}' };
+    const [base, head] = await Promise.all([bundleSpec(baseRoot, specPath), bundleSpec(headRoot, specPath).catch((error: Error) => error)]);
+    if (head instanceof Error) {
+      // The pull request's own spec is broken: a failure of the change (exit 1), reported where every other one is.
+      const markdown = renderBundleFailure({ base: baseLabel, head: headLabel, lint, commands }, head.message);
+      if (args.format === 'json') process.stdout.write(`${JSON.stringify({ base: args.base, baseCommit, head: headLabel, bundleError: head.message, lint: { errors: lint.errors, warnings: lint.warnings } }, null, 2)}\n`);
+      else if (args.format === 'github') process.stdout.write(renderBundleFailureAnnotation(specPath, head.message));
+      else process.stdout.write(markdown);
+      if (args.output) writeFileSync(resolve(process.cwd(), args.output), markdown);
+      if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, markdown);
+      console.error(`spec review: the head spec does not bundle, lint ${lint.errors} errors -> FAIL`);
+      return 1;
+    }
     const review = compareSpecs(base, head, { levels });
     const acknowledged = args['accept-breaking'] === true || truthy(process.env.SPEC_REVIEW_ACCEPT_BREAKING);
     const markdown = renderMarkdown(review, {
-      base: `${args.base}${args.base.startsWith(baseCommit.slice(0, 7)) ? '' : ` (${baseCommit.slice(0, 12)})`}`,
+      base: baseLabel,
       head: headLabel,
       lint,
       acknowledged,
       acknowledgeHint:
         'If they are intended, a maintainer adds the label `breaking-change-accepted` to the pull request ' +
         '(locally: `--accept-breaking`), and the change is announced in the changelog (spec/DECISIONS.md, Versioning).',
-      commands: { lint: 'npm run lint:spec', review: 'npm run spec:review -- --base {base}' },
+      commands,
     });
 
     if (args.format === 'json') {

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { bundle, createConfig, loadConfig } from '@redocly/openapi-core';
 import type { LintResult } from '@gateway-minds/spec-review';
 
@@ -57,7 +57,8 @@ export async function bundleSpec(root: string, entry: string): Promise<object> {
   const result = await bundle({ ref: join(root, entry), config });
   const errors = result.problems.filter((p) => p.severity === 'error');
   if (errors.length > 0) {
-    const lines = errors.map((p) => `- ${p.message} (${p.location[0]?.source.absoluteRef ?? '?'}${p.location[0]?.pointer ?? ''})`);
+    // Files named from the repository's root, as the lint names them (not the temporary copy's path).
+    const lines = errors.map((p) => `- ${p.message} (${p.location[0] ? relative(root, p.location[0].source.absoluteRef) : '?'}${p.location[0]?.pointer ?? ''})`);
     throw new Error(`${entry} does not bundle:\n${lines.join('\n')}`);
   }
   return result.bundle.parsed as object;

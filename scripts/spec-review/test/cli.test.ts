@@ -133,6 +133,27 @@ describe('spec:review on a git repository', () => {
     expect(run.stdout).toMatch(/- error `operation-summary`: .* \(spec\/openapi\.yaml:\d+/);
   });
 
+  it('reports a head spec that does not bundle, with the reason and the lint problems, in every format (exit 1)', () => {
+    const head = toyApi();
+    head.paths['/status'].get.responses['200'].content['application/json'].schema = { $ref: '#/components/schemas/NoSuchSchema' };
+    writeToy(repo, head);
+    const output = join(repo, 'broken.md');
+    const run = review(repo, ['--base', 'HEAD', '--output', output]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain('❌ **The head spec does not bundle, so it was not compared.**');
+    expect(run.stdout).toContain("- Can't resolve $ref (spec/openapi.yaml#/paths/~1status/get/responses/200/content/application~1json/schema)");
+    expect(run.stdout).toMatch(/- error `no-unresolved-refs`: /);
+    expect(readFileSync(output, 'utf8')).toBe(run.stdout);
+    expect(run.stderr).toContain('does not bundle');
+
+    const github = review(repo, ['--base', 'HEAD', '--format', 'github']);
+    expect(github.code).toBe(1);
+    expect(github.stdout).toMatch(/^::error file=spec\/openapi\.yaml,line=1,title=spec does not bundle::spec\/openapi\.yaml does not bundle:%0A- Can't resolve \$ref/m);
+    const json = review(repo, ['--base', 'HEAD', '--format', 'json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).bundleError).toContain("Can't resolve $ref");
+  });
+
   it('exits 2 on an unknown base ref or a missing --base', () => {
     const unknown = review(repo, ['--base', 'no-such-ref']);
     expect(unknown.code).toBe(2);
