@@ -9,7 +9,7 @@
  * false` (the interface: "no automatic retry"); the one exception is the
  * opt-in DPoP nonce round, which the gateway refused before forwarding.
  */
-import type { ErrorCode } from '@gateway-minds/contract';
+import { errorCatalog, errorCodes, type ErrorCode } from '@gateway-minds/contract';
 import { createDpopProof, type DpopOptions } from './dpop.js';
 import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, parseRetryAfter } from './errors.js';
 import { matchOperation, type OperationRuntime } from './operations.js';
@@ -23,7 +23,7 @@ export interface RetryOptions {
   initialDelayMs?: number | undefined;
   /** Longest wait. A Retry-After beyond it is not waited for: the error is returned. Default 30 s. */
   maxDelayMs?: number | undefined;
-  /** Codes a read is retried on. Default UPSTREAM_TIMEOUT, RATE_LIMITED, SERVICE_UNAVAILABLE. */
+  /** Codes a read is retried on. Default DEFAULT_RETRY_ON: every code of the catalog answered with 429, 503 or 504. */
   retryOn?: readonly ErrorCode[] | undefined;
 }
 
@@ -58,7 +58,16 @@ export interface SendContext extends RequestOptions {
   usedIdempotencyKey?: string;
 }
 
-export const DEFAULT_RETRY_ON: readonly ErrorCode[] = ['UPSTREAM_TIMEOUT', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'];
+/** The statuses HTTP defines as temporary: 429 (RFC 6585 §4), 503 and 504 (RFC 9110 §15.6.4, §15.6.5). */
+const TEMPORARY_STATUSES: ReadonlySet<number> = new Set([429, 503, 504]);
+
+/**
+ * The codes a safe read is retried on by default: every catalog code answered with a temporary status.
+ * Among them the interface's RATE_LIMITED and SERVICE_DISABLED ("retry after Retry-After"), UPSTREAM_TIMEOUT
+ * ("on a read is safe to retry"), and MINDS_UNAVAILABLE, AUTH_UNAVAILABLE and USAGE_UNAVAILABLE, which the
+ * servers answer when their database is lost (DECISIONS.md, "A database lost during a request": on a read, retry it).
+ */
+export const DEFAULT_RETRY_ON: readonly ErrorCode[] = errorCodes.filter((code) => TEMPORARY_STATUSES.has(errorCatalog[code].status));
 const NONCE_REQUIRED: ErrorCode = 'DPOP_NONCE_REQUIRED';
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -15,6 +15,7 @@ import {
   AuthenticationError,
   BadRequestError,
   createClient,
+  DEFAULT_RETRY_ON,
   dpopThumbprint,
   generateDpopKey,
   InternalServerError,
@@ -26,6 +27,7 @@ import {
   WaitTimeoutError,
   type ClientOptions,
 } from '../src/index.js';
+import { errorCatalog } from '@gateway-minds/contract';
 import { json, mindJson, sendError, TestServer } from './support/server.js';
 
 const server = new TestServer();
@@ -180,6 +182,23 @@ describe('retries of safe reads (opt-in)', () => {
       await read().catch(() => undefined);
       expect({ name, requests: server.calls.length }).toEqual({ name, requests: 1 });
     }
+  });
+
+  // The interface's catalog: SERVICE_DISABLED "retry after Retry-After"; DECISIONS.md, "A database lost during a request":
+  // MINDS_UNAVAILABLE "on a read, retry it". By default every code answered with 429, 503 or 504 (RFC 9110 §15.6.4, §15.6.5).
+  it('retry by default every code the catalog answers with 429, 503 or 504, SERVICE_DISABLED and MINDS_UNAVAILABLE among them', async () => {
+    const temporary = Object.entries(errorCatalog).filter(([, facts]) => [429, 503, 504].includes(facts.status)).map(([code]) => code);
+    expect([...DEFAULT_RETRY_ON].sort()).toEqual(temporary.sort());
+    expect(DEFAULT_RETRY_ON).toEqual(expect.arrayContaining(['SERVICE_DISABLED', 'MINDS_UNAVAILABLE', 'AUTH_UNAVAILABLE', 'USAGE_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'RATE_LIMITED']));
+    expect(DEFAULT_RETRY_ON).not.toContain('BAD_GATEWAY');
+    const answers: [string, Record<string, string>][] = [['SERVICE_DISABLED', { 'retry-after': '0' }], ['MINDS_UNAVAILABLE', {}]];
+    server.reset((_c, res, i) => {
+      const answer = answers[i];
+      if (answer) sendError(res, answer[0], 503, 'service_unavailable', {}, answer[1]);
+      else json(res, 200, mindJson({ status: 'ready' }));
+    });
+    expect((await client({ retry: { maxRetries: 2, initialDelayMs: 1 } }).minds_getMind(getMind)).status).toBe('ready');
+    expect(server.calls).toHaveLength(3);
   });
 
   it('retry per request (maxRetries in the call options), path-style calls included', async () => {
