@@ -88,11 +88,14 @@ const mindsUp = mindsStarted ? await answers(`http://127.0.0.1:${mindsPort}${HEA
 const gatewayUp = await answers(`${base}/v1/status`);
 if (!gatewayUp) console.warn('The gateway did not answer within a minute.');
 if (mindsStarted && !mindsUp) console.warn('The Minds service did not answer within a minute; /v1/status reports it down.');
+// The admin command finds the admin listener through the data directory: a moved one must be named.
+const shellWord = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
+const dataDirSetting = dataDir === resolve(repoRoot, 'data') ? '' : `DATA_DIR=${shellWord(dataDir)} `;
 console.log(`
   The stack is up: ${base}  (data in ${dataDir})
 
   Get a credential (a signed-in session with a Sandbox selection):
-    npm run admin -- issue --kind bridge_session
+    ${dataDirSetting}npm run admin -- issue --kind bridge_session
   then:
     curl ${base}/v1/whoami -H "Authorization: Bearer <token>"
     curl ${base}/v1/minds/services -H "Authorization: Bearer <token>"

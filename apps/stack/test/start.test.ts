@@ -32,7 +32,7 @@ type Ports = Record<'PORT' | 'ADMIN_PORT' | 'MINDS_PORT', string>;
  * Starts the stack on free ports and resolves once it prints that it is up (after both services
  * answered); on new ports if one was taken before its service bound it (the stack then exits).
  */
-function start(): Promise<{ child: ChildProcess; ports: Ports }> {
+function start(): Promise<{ child: ChildProcess; ports: Ports; printed: () => string }> {
   return withFreePorts(3, async ([gatewayPort, adminPort, mindsPort]) => {
     const ports: Ports = { PORT: String(gatewayPort), ADMIN_PORT: String(adminPort), MINDS_PORT: String(mindsPort) };
     const child = spawn(process.execPath, [startJs], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...ports }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -47,7 +47,7 @@ function start(): Promise<{ child: ChildProcess; ports: Ports }> {
       child.stderr!.on('data', onData);
       child.once('exit', (code) => reject(new Error(`the stack exited with ${code} before it was up:\n${output}`)));
     });
-    return { child, ports };
+    return { child, ports, printed: () => output };
   });
 }
 
@@ -66,11 +66,18 @@ const issueWithDataDirOnly = () =>
       error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout) as { token: string }),
     ),
   );
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+/** A command line as a reader pastes it, run by the shell in the repository without this process's DATA_DIR: its JSON output. */
+const runInShell = (commandLine: string) =>
+  new Promise<unknown>((resolve, reject) => {
+    const { DATA_DIR: _ignored, ...env } = process.env;
+    execFile('sh', ['-c', commandLine], { cwd: repoRoot, env }, (error, stdout, stderr) => (error ? reject(new Error(`${commandLine}: ${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout))));
+  });
 const refused = (url: string) => fetch(url).then(() => false, () => true);
 
 describe.each(['an empty', 'the same, now existing,'])('npm start on %s data directory', () => {
   it('runs the Minds service behind the gateway, and stops both on SIGTERM', async () => {
-    const { child, ports } = await start();
+    const { child, ports, printed } = await start();
     const gateway = `http://127.0.0.1:${ports.PORT}`;
     const minds = `http://127.0.0.1:${ports.MINDS_PORT}`;
     try {
@@ -82,6 +89,11 @@ describe.each(['an empty', 'the same, now existing,'])('npm start on %s data dir
       // The admin listener is on a moved port (ADMIN_PORT); the admin command finds it from DATA_DIR alone.
       const { token } = await issueWithDataDirOnly();
       expect((await fetch(`${gateway}/v1/whoami`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      // The command the stack prints to get a credential works as printed, on this moved DATA_DIR too.
+      const command = /^\s*(.*npm run admin -- issue --kind bridge_session)$/m.exec(printed())?.[1];
+      expect(command).toBe(`DATA_DIR=${dataDir} npm run admin -- issue --kind bridge_session`);
+      const printedToken = (await runInShell(`${command!.replace('npm run admin', 'npm run -s admin')}`)) as { token: string };
+      expect((await fetch(`${gateway}/v1/whoami`, { headers: { authorization: `Bearer ${printedToken.token}` } })).status).toBe(200);
     } finally {
       expect(await stop(child)).toBe(0);
     }
