@@ -733,6 +733,22 @@ function compareDocument(base: Doc, head: Doc, out: Change[]): void {
   }
   for (const name of Object.keys(hSchemes)) if (!(name in bSchemes)) add('api-security-component-added', 'info', `security scheme \`${name}\``, 'added');
 
+  // A component schema's name is a type name in every client generated from the document (openapi-typescript's
+  // `components['schemas']['Mind']`): removing or renaming one breaks code that names it, whatever the wire does.
+  const bSchemas = (base.components?.schemas ?? {}) as Json;
+  const hSchemas = (head.components?.schemas ?? {}) as Json;
+  const addedSchemas = Object.keys(hSchemas).filter((name) => !(name in bSchemas));
+  for (const name of Object.keys(bSchemas)) {
+    if (name in hSchemas) continue;
+    const shape = JSON.stringify(bSchemas[name]);
+    const renamedTo = addedSchemas.find((other) => JSON.stringify(hSchemas[other]) === shape);
+    const message = renamedTo
+      ? `renamed to \`${renamedTo}\`, the same shape: generated types named \`${name}\` are gone`
+      : `removed: generated types named \`${name}\` are gone`;
+    add('api-schema-removed', 'breaking', `schema \`${name}\``, message, `/components/schemas/${escapePointer(name)}`);
+  }
+  for (const name of addedSchemas) add('api-schema-added', 'info', `schema \`${name}\``, 'added', `/components/schemas/${escapePointer(name)}`);
+
   const bCatalog = catalogOf(base);
   const hCatalog = catalogOf(head);
   if (bCatalog && hCatalog) {

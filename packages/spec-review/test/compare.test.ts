@@ -135,6 +135,41 @@ describe('an operation whose id changed is still compared', () => {
   });
 });
 
+describe('component schemas are type names of every generated client', () => {
+  // packages/spec-review/README.md, "Judged differently from oasdiff": `api-schema-removed` is breaking, as DECISIONS.md "Versioning" lists it.
+  const renamed = () =>
+    mutated((d) => {
+      d.components.schemas.PetState = d.components.schemas.PetStatus;
+      delete d.components.schemas.PetStatus;
+      const retarget = (node: unknown): void => {
+        if (Array.isArray(node)) node.forEach(retarget);
+        else if (node && typeof node === 'object') {
+          const object = node as Record<string, unknown>;
+          if (object.$ref === '#/components/schemas/PetStatus') object.$ref = '#/components/schemas/PetState';
+          Object.values(object).forEach(retarget);
+        }
+      };
+      retarget(d);
+    });
+
+  it('a schema renamed with the same shape is breaking, though the wire is unchanged, and the message names the new name', () => {
+    const review = compareSpecs(toyApi(), renamed());
+    expect(lines(review)).toEqual([' | schema `PetStatus`: renamed to `PetState`, the same shape: generated types named `PetStatus` are gone']);
+    expect(review.changed).toEqual([]);
+    expect(allChanges(review)).toContainEqual({ severity: 'info', text: 'document | schema `PetState`: added' });
+  });
+
+  it('re-levelled to info for an API whose clients never see schema names', () => {
+    expect(compareSpecs(toyApi(), renamed(), { levels: { 'api-schema-removed': 'info' } }).breaking).toEqual([]);
+  });
+
+  it('a new schema is info', () => {
+    const review = compareSpecs(toyApi(), mutated((d) => (d.components.schemas.Owner = { type: 'object', properties: { name: { type: 'string' } } })));
+    expect(review.breaking).toEqual([]);
+    expect(allChanges(review)).toEqual([{ severity: 'info', text: 'document | schema `Owner`: added' }]);
+  });
+});
+
 describe('changes that are not breaking', () => {
   const cases: [string, (doc: Doc) => void, Severity, RegExp][] = [
     ['an added operation', (d) => (d.paths['/pets/{pet_id}'].put = { operationId: 'pets_replace', summary: 'Replace', responses: { '200': { description: 'ok' } } }), 'info', /./],
