@@ -3,7 +3,7 @@
  * table slimmed to what the client does at run time (method, path, readOnly,
  * whether it may retry by itself (x-automatic-retry),
  * whether a credential is sent, the Idempotency-Key header, x-dpop-htm, cursor
- * pagination), and the error codes with their outcome-unknown flag. The
+ * pagination), and the error codes with their status and outcome-unknown flag. The
  * contract's full table carries every summary and description (≈60 kB
  * minified); the browser bundle needs none of it.
  */
@@ -30,7 +30,7 @@ const runtime = Object.fromEntries(
     },
   ]),
 );
-const codes = Object.fromEntries(Object.entries(errorCatalog).map(([code, facts]) => [code, facts.outcomeUnknown ? 1 : 0]));
+const codes = Object.fromEntries(Object.entries(errorCatalog).map(([code, facts]) => [code, [facts.status, facts.outcomeUnknown ? 1 : 0]]));
 writeFileSync(
   join(generated, 'runtime-table.ts'),
   `// Generated from the contract by packages/client/scripts/generate.ts. Do not edit.
@@ -40,8 +40,8 @@ import type { RuntimeFacts } from '../operations.js';
 /** Per operation id, what the client needs at run time. */
 export const runtimeTable: Record<OperationId, RuntimeFacts> = ${JSON.stringify(runtime, null, 2)};
 
-/** Every catalog code; 1 where the catalog marks a mutation's outcome unknown (x-outcome-unknown). */
-export const errorCodeOutcomeUnknown: Record<ErrorCode, 0 | 1> = ${JSON.stringify(codes)};
+/** Every catalog code: its HTTP status, and 1 where the catalog marks a mutation's outcome unknown (x-outcome-unknown). */
+export const errorCodeFacts: Record<ErrorCode, readonly [status: number, outcomeUnknown: 0 | 1]> = ${JSON.stringify(codes)};
 `,
 );
 console.log(`runtime-table.ts: ${Object.keys(runtime).length} operations, ${Object.keys(codes).length} error codes`);

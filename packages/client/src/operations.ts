@@ -5,7 +5,7 @@
  * credential is sent, which operation a path-style call hits).
  */
 import type { ErrorCode, OperationId, operations, operationTable } from '@gateway-minds/contract';
-import { errorCodeOutcomeUnknown, runtimeTable } from './generated/runtime-table.js';
+import { errorCodeFacts, runtimeTable } from './generated/runtime-table.js';
 import type { RequiredKeysOf } from 'openapi-typescript-helpers';
 
 export type Table = typeof operationTable;
@@ -81,12 +81,20 @@ export function factsOf(operationId: OperationId): OperationRuntime {
 
 /** Whether a string is a catalog code. */
 export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && Object.hasOwn(errorCodeOutcomeUnknown, value);
+  return typeof value === 'string' && Object.hasOwn(errorCodeFacts, value);
 }
 
 /** The catalog marks the code x-outcome-unknown: after a mutation the outcome may be unknown. */
 export function isOutcomeUnknown(code: ErrorCode): boolean {
-  return errorCodeOutcomeUnknown[code] === 1;
+  return errorCodeFacts[code][1] === 1;
+}
+
+/** Every catalog code, in catalog order. */
+export const errorCodes = Object.keys(errorCodeFacts) as ErrorCode[];
+
+/** The HTTP status the catalog answers a code with. */
+export function errorStatus(code: ErrorCode): number {
+  return errorCodeFacts[code][0];
 }
 
 interface Route {

@@ -9,10 +9,10 @@
  * false` (the interface: "no automatic retry"); the one exception is the
  * opt-in DPoP nonce round, which the gateway refused before forwarding.
  */
-import { errorCatalog, errorCodes, type ErrorCode } from '@gateway-minds/contract';
+import type { ErrorCode } from '@gateway-minds/contract';
 import { createDpopProof, type DpopOptions } from './dpop.js';
 import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, parseRetryAfter } from './errors.js';
-import { matchOperation, type OperationRuntime } from './operations.js';
+import { errorCodes, errorStatus, matchOperation, type OperationRuntime } from './operations.js';
 
 export type TokenSource = string | (() => string | Promise<string>);
 
@@ -67,7 +67,7 @@ const TEMPORARY_STATUSES: ReadonlySet<number> = new Set([429, 503, 504]);
  * ("on a read is safe to retry"), and MINDS_UNAVAILABLE, AUTH_UNAVAILABLE and USAGE_UNAVAILABLE, which the
  * servers answer when their database is lost (DECISIONS.md, "A database lost during a request": on a read, retry it).
  */
-export const DEFAULT_RETRY_ON: readonly ErrorCode[] = errorCodes.filter((code) => TEMPORARY_STATUSES.has(errorCatalog[code].status));
+export const DEFAULT_RETRY_ON: readonly ErrorCode[] = errorCodes.filter((code) => TEMPORARY_STATUSES.has(errorStatus(code)));
 const NONCE_REQUIRED: ErrorCode = 'DPOP_NONCE_REQUIRED';
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
