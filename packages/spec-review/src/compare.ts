@@ -507,6 +507,12 @@ function errorCodesOf(doc: Doc, response: Json): Set<string> {
   return codes;
 }
 
+/** A fact of a parameter (`required`, `x-missing-code`): beside its schema, or the operation when the parameter is not found. */
+function parameterFactPointer(doc: Doc, located: LocatedOperation, parameter: Json, fact: string): string {
+  const schema = parameterPointer(doc, located, parameter);
+  return schema.endsWith('/schema') ? `${schema.slice(0, -'/schema'.length)}/${escapePointer(fact)}` : schema;
+}
+
 /** Where a parameter's schema sits in the document: in the operation, its path item, or a shared component. */
 function parameterPointer(doc: Doc, located: LocatedOperation, parameter: Json): string {
   const itemPointer = located.pointer.slice(0, located.pointer.lastIndexOf('/'));
@@ -595,9 +601,13 @@ function compareOperation(cmp: Comparison, b: LocatedOperation, h: LocatedOperat
       add(`request-parameter-removed`, p.in === 'query' ? 'breaking' : 'warning', where, p.in === 'query' ? 'removed: a client still sending it is refused' : 'removed');
       continue;
     }
-    if (p.required !== true && now.required === true) add('request-parameter-became-required', 'breaking', where, 'is now required');
-    if (p.required === true && now.required !== true) add('request-parameter-became-optional', 'info', where, 'is now optional');
-    if (p['x-missing-code'] !== now['x-missing-code']) add('request-parameter-x-missing-code-changed', 'warning', where, `missing-code changed ${show(p['x-missing-code'] ?? null)} → ${show(now['x-missing-code'] ?? null)}`);
+    // On the parameter's own line in an annotation, not the operation's.
+    const required = parameterFactPointer(cmp.head, h, now, 'required');
+    if (p.required !== true && now.required === true) add('request-parameter-became-required', 'breaking', where, 'is now required', required);
+    if (p.required === true && now.required !== true) add('request-parameter-became-optional', 'info', where, 'is now optional', required);
+    if (p['x-missing-code'] !== now['x-missing-code']) {
+      add('request-parameter-x-missing-code-changed', 'warning', where, `missing-code changed ${show(p['x-missing-code'] ?? null)} → ${show(now['x-missing-code'] ?? null)}`, parameterFactPointer(cmp.head, h, now, 'x-missing-code'));
+    }
     const bDefault = resolve(cmp.base, p.schema)?.default;
     const hDefault = resolve(cmp.head, now.schema)?.default;
     if (JSON.stringify(bDefault) !== JSON.stringify(hDefault)) {
@@ -610,7 +620,8 @@ function compareOperation(cmp: Comparison, b: LocatedOperation, h: LocatedOperat
   for (const [key, p] of hParams) {
     if (bParams.has(key) || p.in === 'path') continue;
     const where = `${String(p.in)} parameter \`${String(p.name)}\``;
-    add(p.required === true ? 'new-required-request-parameter' : 'new-optional-request-parameter', p.required === true ? 'breaking' : 'info', where, p.required === true ? 'new required parameter' : 'new optional parameter');
+    const pointer = parameterPointer(cmp.head, h, p).replace(/\/schema$/, '');
+    add(p.required === true ? 'new-required-request-parameter' : 'new-optional-request-parameter', p.required === true ? 'breaking' : 'info', where, p.required === true ? 'new required parameter' : 'new optional parameter', pointer);
   }
   // Path parameters are matched by their place in the path, so a renamed one (`{bookId}` → `{id}`) is still compared.
   const pathNames = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);

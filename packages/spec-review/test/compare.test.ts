@@ -109,6 +109,16 @@ describe('breaking changes', () => {
   });
 });
 
+describe('a parameter change points at the parameter, so its annotation lands on that line', () => {
+  it('made required: its `required`; new: the parameter itself', () => {
+    const madeRequired = compareSpecs(toyApi(), mutated((d) => (limit(d).required = true)));
+    expect(madeRequired.breaking.map((b) => b.pointer)).toEqual(['/paths/~1pets/get/parameters/0/required']);
+    const head = mutated((d) => pets(d).get.parameters.push({ name: 'species', in: 'query', required: true, schema: { type: 'string' } }));
+    const added = compareSpecs(toyApi(), head);
+    expect(added.breaking.map((b) => b.pointer)).toEqual([`/paths/~1pets/get/parameters/${pets(head).get.parameters.length - 1}`]);
+  });
+});
+
 describe('an operation whose id changed is still compared', () => {
   // DECISIONS.md, "Versioning": a renamed operationId is breaking; what else changed in the same operation must not hide behind it.
   const renamedAndNarrowed = () =>
