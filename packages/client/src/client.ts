@@ -7,7 +7,7 @@ import type { components, OperationId, paths } from '@gateway-minds/contract';
 import createFetchClient, { type Client as FetchClient } from 'openapi-fetch';
 import type { DpopOptions } from './dpop.js';
 import { ApiError, PaginationLoopError, WaitFailedError, WaitTimeoutError, APIUserAbortError } from './errors.js';
-import { factsOf, operationIds, type InputOptional, type OperationInput, type OperationResult, type OperationRuntime } from './operations.js';
+import { factsOf, operationIds, type IdempotentOperationId, type InputOptional, type OperationInput, type OperationResult, type OperationRuntime } from './operations.js';
 import { Transport, type RequestOptions, type RetryOptions, type SendContext, type TokenSource } from './transport.js';
 
 export interface ClientOptions {
@@ -37,9 +37,12 @@ export interface WithResponse<T> {
   idempotencyKey: string | undefined;
 }
 
+/** A call's options: `idempotencyKey` only where the operation takes an Idempotency-Key, so a key passed elsewhere does not compile instead of being dropped. */
+export type CallOptions<K extends OperationId> = K extends IdempotentOperationId ? RequestOptions : Omit<RequestOptions, 'idempotencyKey'>;
+
 type Args<K extends OperationId> = InputOptional<K> extends true
-  ? [input?: OperationInput<K>, options?: RequestOptions]
-  : [input: OperationInput<K>, options?: RequestOptions];
+  ? [input?: OperationInput<K>, options?: CallOptions<K>]
+  : [input: OperationInput<K>, options?: CallOptions<K>];
 
 export interface OperationMethod<K extends OperationId> {
   (...args: Args<K>): Promise<OperationResult<K>>;

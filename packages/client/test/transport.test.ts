@@ -89,6 +89,13 @@ describe('Idempotency-Key', () => {
     expect(server.calls.map((c) => c.headers['idempotency-key'])).toEqual([key, key]);
   });
 
+  it('is an option only of the operations that take one: on a read it does not compile, and is never sent', async () => {
+    server.reset((_c, res) => json(res, 200, mindJson()));
+    // @ts-expect-error: minds_getMind takes no Idempotency-Key (tsc, which npm test runs, fails if this compiles)
+    await client().minds_getMind(getMind, { idempotencyKey: '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f' });
+    expect(server.calls[0]!.headers['idempotency-key']).toBeUndefined();
+  });
+
   it('is not sent on operations that take none', async () => {
     server.reset((_c, res) => json(res, 200, { id: mindId }));
     await client().minds_insertEpisodicMemory({ params: { query: { mind: mindId } }, body: { event: { id: mindId, content: 'x', timestamp: '2026-01-01T00:00:00Z' } } });
