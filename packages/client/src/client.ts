@@ -5,27 +5,12 @@
  */
 import type { components, OperationId, paths } from '@gateway-minds/contract';
 import createFetchClient, { type Client as FetchClient } from 'openapi-fetch';
-import type { DpopOptions } from './dpop.js';
 import { ApiError, PaginationLoopError, WaitFailedError, WaitTimeoutError, APIUserAbortError } from './errors.js';
 import { factsOf, operationIds, type IdempotentOperationId, type InputOptional, type OperationInput, type OperationResult, type OperationRuntime } from './operations.js';
-import { Transport, type RequestOptions, type RetryOptions, type SendContext, type TokenSource } from './transport.js';
+import { Transport, type RequestOptions, type SendContext, type TransportOptions } from './transport.js';
 
-export interface ClientOptions {
-  /** Where the gateway is, e.g. http://127.0.0.1:8080. */
-  baseUrl: string;
-  /** The credential, sent as the one `Authorization: Bearer` header (or a function returning it). */
-  token?: TokenSource | undefined;
-  /** Deadline per attempt in ms. Default 60 000. */
-  timeoutMs?: number | undefined;
-  /** Opt-in retry of safe reads (operations whose contract facts say `automaticRetry`). Off unless `maxRetries` > 0. */
-  retry?: RetryOptions | undefined;
-  /** Sign a DPoP proof per request on agent operations (sender-constrained agent tokens). */
-  dpop?: DpopOptions | undefined;
-  /** A fetch to send with (tests, proxies); default globalThis.fetch. */
-  fetch?: ((input: Request) => Promise<Response>) | undefined;
-  /** Extra headers on every request. */
-  headers?: Record<string, string> | undefined;
-}
+/** What `createClient` takes: the transport's options (the gateway's base URL, the credential, deadlines, retries, DPoP). */
+export type ClientOptions = TransportOptions;
 
 /** The result with what came with it. */
 export interface WithResponse<T> {

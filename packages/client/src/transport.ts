@@ -42,12 +42,19 @@ export interface RequestOptions {
 }
 
 export interface TransportOptions {
+  /** Where the gateway is, e.g. http://127.0.0.1:8080. */
   baseUrl: string;
+  /** The credential, sent as the one `Authorization: Bearer` header (or a function returning it). */
   token?: TokenSource | undefined;
+  /** Deadline per attempt in ms. Default 60 000. */
   timeoutMs?: number | undefined;
+  /** Opt-in retry of safe reads (operations whose contract facts say `automaticRetry`). Off unless `maxRetries` > 0. */
   retry?: RetryOptions | undefined;
+  /** Sign a DPoP proof per request on agent operations (sender-constrained agent tokens). */
   dpop?: DpopOptions | undefined;
+  /** A fetch to send with (tests, proxies); default globalThis.fetch. */
   fetch?: ((input: Request) => Promise<Response>) | undefined;
+  /** Extra headers on every request. */
   headers?: Record<string, string> | undefined;
 }
 
