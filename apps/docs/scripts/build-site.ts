@@ -13,7 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { operationIds, operationTable, type OpenApiDocument } from '@gateway-minds/contract';
 import { externalResourceUrls } from '../src/offline-check.js';
-import { changelogPage, errorsPage, favicon, gettingStartedPage, stylesheet, type ChangelogVersion, type SiteContext } from './pages.js';
+import { changelogPage, errorsPage, favicon, gettingStartedPage, notFoundPage, siteNav, stylesheet, type ChangelogVersion, type SiteContext } from './pages.js';
 
 const started = performance.now();
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -76,7 +76,7 @@ if (redocly.status !== 0) {
 }
 
 let reference = await readFile(referenceFile, 'utf8');
-reference = reference.replace('@@CSP@@', csp).replace('@@SITE_TITLE@@', siteTitle);
+reference = reference.replace('@@CSP@@', csp).replace('@@SITE_TITLE@@', siteTitle).replace('@@SITE_NAV@@', siteNav('reference.html'));
 // Redoc 3 routes by the fragment (`#/minds/minds_getmind`): `#operation/<id>`, the link form the
 // README and these pages give, is no route of its own, and Redoc showed its "No page at this
 // address" for seconds before it found the operation. A script in <head>, before anything is
@@ -139,9 +139,12 @@ await writeFile(
 await writeFile(join(siteDir, 'errors.html'), errorsPage(ctx));
 await writeFile(join(siteDir, 'index.html'), gettingStartedPage(ctx));
 // The changelog needs the git history of spec/, which a build does not always have: CI writes it before publishing.
-const changelogJson = process.env.SPEC_CHANGELOG_JSON ?? join(packageDir, 'dist', 'changelog.json');
+// Beside the package, not in dist/: turbo hashes it as an input (apps/docs/turbo.json), where a file in
+// dist/ was neither hashed nor safe from the cached outputs restored over it, so the site kept "no history".
+const changelogJson = process.env.SPEC_CHANGELOG_JSON ?? join(packageDir, 'changelog.json');
 const changelog = existsSync(changelogJson) ? (JSON.parse(await readFile(changelogJson, 'utf8')) as ChangelogVersion[]) : undefined;
 await writeFile(join(siteDir, 'changelog.html'), changelogPage(ctx, changelog));
+await writeFile(join(siteDir, '404.html'), notFoundPage(ctx));
 await writeFile(join(siteDir, 'style.css'), stylesheet);
 await writeFile(join(siteDir, 'favicon.svg'), favicon);
 await copyFile(specJson, join(siteDir, 'openapi.json'));

@@ -35,16 +35,21 @@ export function referenceAnchor(operationId: string): string {
   return `reference.html#operation/${operationId}`;
 }
 
-function layout(ctx: SiteContext, page: { file: string; title: string; body: string }): string {
-  const nav = [
+/** The site's navigation links, the current page marked: every page, the reference (its template) included, shows the same. */
+export function siteNav(currentFile: string): string {
+  return [
     ['index.html', 'Getting started'],
     ['reference.html', 'API reference'],
     ['errors.html', 'Error catalog'],
     ['changelog.html', 'Changelog'],
     ['openapi.json', 'openapi.json'],
   ]
-    .map(([href, label]) => `<a href="${href}"${href === page.file ? ' aria-current="page"' : ''}>${label}</a>`)
+    .map(([href, label]) => `<a href="${href}"${href === currentFile ? ' aria-current="page"' : ''}>${label}</a>`)
     .join('\n    ');
+}
+
+function layout(ctx: SiteContext, page: { file: string; title: string; body: string }): string {
+  const nav = siteNav(page.file);
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -214,6 +219,17 @@ export interface ChangelogVersion {
  * publication (CI runs `npm run spec:changelog` with the full history); a
  * build without it says how to make it.
  */
+/**
+ * The page a host answers a missing address with (GitHub Pages serves `404.html`, as `npm run docs:serve`
+ * does): the site's navigation instead of the host's bare error. Its links are relative, like every
+ * page's, so they hold for a missing page at the site's top level, the usual mistyped or moved page.
+ */
+export function notFoundPage(ctx: SiteContext): string {
+  const body = `    <h1>Page not found</h1>
+    <p>Nothing is published at this address. The operations are in the <a href="reference.html">API reference</a>, every error code in the <a href="errors.html">error catalog</a>.</p>`;
+  return layout(ctx, { file: '404.html', title: 'Page not found', body });
+}
+
 export function changelogPage(ctx: SiteContext, versions: ChangelogVersion[] | undefined): string {
   const change = (kind: string, c: ChangelogVersion['breaking'][number]) => {
     const who = c.operations.length === 0 ? '' : c.operations.length <= 3 ? `${c.operations.map((o) => `<a href="${referenceAnchor(o)}"><code>${o}</code></a>`).join(', ')} ` : `${c.operations.length} operations, `;
@@ -239,7 +255,7 @@ ${items.join('\n')}
   const body = `    <h1>Changelog</h1>
     <p>Every change to the contract, newest first, as the spec review judges it: breaking changes and
     warnings with their check id, compatible changes counted. Commits that changed no operation or schema are left out.</p>
-${versions === undefined ? '    <p>This build has no history: the published site is built with it (<code>npm run spec:changelog -- --format json --output apps/docs/dist/changelog.json</code>, then <code>npm run docs</code>).</p>' : sections.join('\n\n')}`;
+${versions === undefined ? '    <p>This build has no history: the published site is built with it (<code>npm run spec:changelog -- --format json --output apps/docs/changelog.json</code>, then <code>npm run docs</code>).</p>' : sections.join('\n\n')}`;
   return layout(ctx, { file: 'changelog.html', title: 'Changelog', body });
 }
 

@@ -4,7 +4,7 @@
  * serve the site under a prefix (`/docs`).
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
@@ -32,7 +32,7 @@ export async function serveStatic(root: string, req: IncomingMessage, res: Serve
   try {
     pathname = decodeURIComponent(url.pathname);
   } catch {
-    return notFound(res);
+    return notFound(res, root);
   }
   if (prefix) {
     if (pathname === prefix) {
@@ -47,14 +47,14 @@ export async function serveStatic(root: string, req: IncomingMessage, res: Serve
     return true;
   }
   const relative = normalize(pathname).replace(/^([/\\])+/, '');
-  if (relative.split(sep).includes('..') || pathname.includes('\0')) return notFound(res);
+  if (relative.split(sep).includes('..') || pathname.includes('\0')) return notFound(res, root);
   let file = join(root, relative);
   let info = await stat(file).catch(() => null);
   if (info?.isDirectory()) {
     file = join(file, 'index.html');
     info = await stat(file).catch(() => null);
   }
-  if (!info?.isFile()) return notFound(res);
+  if (!info?.isFile()) return notFound(res, root);
   res.writeHead(200, {
     'Content-Type': contentTypes[extname(file)] ?? 'application/octet-stream',
     'Content-Length': info.size,
@@ -66,8 +66,11 @@ export async function serveStatic(root: string, req: IncomingMessage, res: Serve
   return true;
 }
 
-function notFound(res: ServerResponse): true {
-  res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found\n');
+/** 404, with the site's own 404.html when it has one (as GitHub Pages answers), else a line of text. */
+async function notFound(res: ServerResponse, root: string): Promise<true> {
+  const page = await readFile(join(root, '404.html')).catch(() => undefined);
+  if (page) res.writeHead(404, { 'Content-Type': contentTypes['.html']!, 'Content-Length': page.length, 'Cache-Control': 'no-cache' }).end(page);
+  else res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found\n');
   return true;
 }
 

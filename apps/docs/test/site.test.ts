@@ -51,17 +51,36 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** Per page, the links of its site navigation, in order. */
+const navLinks = Object.fromEntries(
+  ['index.html', 'reference.html', 'errors.html', 'changelog.html', '404.html'].map((file) => {
+    const nav = /<nav class="gm-nav"[^>]*>([\s\S]*?)<\/nav>/.exec(readFileSync(join(docsSiteDir, file), 'utf8'))?.[1] ?? '';
+    return [file, [...nav.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1])];
+  }),
+);
+
 describe('the built folder', () => {
   it('has the pages and the bundled contract', () => {
     const files = readdirSync(docsSiteDir);
-    for (const file of ['index.html', 'reference.html', 'errors.html', 'changelog.html', 'openapi.json', 'openapi.yaml', 'style.css']) {
+    for (const file of ['index.html', 'reference.html', 'errors.html', 'changelog.html', '404.html', 'openapi.json', 'openapi.yaml', 'style.css']) {
       expect(files, file).toContain(file);
     }
-    // The API changelog (issue 20): linked from every page; its entries need the git history CI provides.
-    expect(readFileSync(join(docsSiteDir, 'index.html'), 'utf8')).toContain('<a href="changelog.html">Changelog</a>');
+    // The API changelog (issue 20): linked from every page, the reference included; its entries need the git history CI provides.
+    for (const [file, links] of Object.entries(navLinks)) {
+      expect(links, file).toEqual(['index.html', 'reference.html', 'errors.html', 'changelog.html', 'openapi.json']);
+    }
     expect(readFileSync(join(docsSiteDir, 'changelog.html'), 'utf8')).toContain('<h1>Changelog</h1>');
     const published = JSON.parse(readFileSync(join(docsSiteDir, 'openapi.json'), 'utf8')) as unknown;
     expect(published).toEqual(openapiDocument);
+  });
+
+  // README, "Settings", SPEC_CHANGELOG_JSON: the published Changelog page shows the history CI writes before `npm run docs`.
+  // Turbo replays a cached build unless that file is an input of the task (a build just before, as CI's npm test runs, would win).
+  it("the changelog file the build reads is an input of its turbo task, and the setting that moves it is in the task's key", () => {
+    const build = (JSON.parse(readFileSync(join(import.meta.dirname, '../turbo.json'), 'utf8')) as { tasks: { build: { inputs: string[]; env: string[] } } }).tasks.build;
+    expect(build.inputs).toContain('changelog.json');
+    expect(build.env).toContain('SPEC_CHANGELOG_JSON');
+    expect(readFileSync(join(import.meta.dirname, '../scripts/build-site.ts'), 'utf8')).toContain("process.env.SPEC_CHANGELOG_JSON ?? join(packageDir, 'changelog.json')");
   });
 
   it('references no script, stylesheet, image or font outside itself', () => {
@@ -83,6 +102,17 @@ describe('the built folder', () => {
     const reference = readFileSync(join(docsSiteDir, 'reference.html'), 'utf8');
     expect(reference).toContain('"disableTelemetry":true');
     expect(reference).toContain('Content-Security-Policy');
+  });
+});
+
+describe('served', () => {
+  it('a missing page answers 404 with the site\'s own 404 page, its navigation included, as GitHub Pages does', async () => {
+    const response = await fetch(`${server.url}/no-such-page.html`);
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await response.text();
+    expect(html).toContain('<h1>Page not found</h1>');
+    expect(html).toContain('<a href="reference.html">API reference</a>');
   });
 });
 
