@@ -215,11 +215,6 @@ export interface ChangelogVersion {
 }
 
 /**
- * The API's changelog, from the git history of spec/. The JSON is written at
- * publication (CI runs `npm run spec:changelog` with the full history); a
- * build without it says how to make it.
- */
-/**
  * The page a host answers a missing address with (GitHub Pages serves `404.html`, as `npm run docs:serve`
  * does): the site's navigation instead of the host's bare error. Its links are relative, like every
  * page's, so they hold for a missing page at the site's top level, the usual mistyped or moved page.
@@ -230,6 +225,11 @@ export function notFoundPage(ctx: SiteContext): string {
   return layout(ctx, { file: '404.html', title: 'Page not found', body });
 }
 
+/**
+ * The API's changelog, from the git history of spec/. The JSON is written at
+ * publication (CI runs `npm run spec:changelog` with the full history); a
+ * build without it says how to make it.
+ */
 export function changelogPage(ctx: SiteContext, versions: ChangelogVersion[] | undefined): string {
   const change = (kind: string, c: ChangelogVersion['breaking'][number]) => {
     const who = c.operations.length === 0 ? '' : c.operations.length <= 3 ? `${c.operations.map((o) => `<a href="${referenceAnchor(o)}"><code>${o}</code></a>`).join(', ')} ` : `${c.operations.length} operations, `;

@@ -81,7 +81,7 @@ export function renderAnnotations(review: Review, locate: Locator, fallbackFile:
   return lines.length > 0 ? `${lines.join('\n')}\n` : '';
 }
 
-/** One error annotation on the root file when the head spec does not bundle: the bundler's first line, for the pull request's checks. */
+/** One error annotation on the root file when the head spec does not bundle: the bundler's message, for the pull request's checks. */
 export function renderBundleFailureAnnotation(specFile: string, bundleError: string): string {
   return `::error file=${escapeProperty(specFile)},line=1,title=${escapeProperty('spec does not bundle')}::${escapeData(bundleError.trim())}\n`;
 }
