@@ -39,7 +39,7 @@ export const GLOBAL_FLAGS = {
   token: { type: 'string', help: 'credential (Bearer token); default $GATEWAY_MINDS_TOKEN' },
   'base-url': { type: 'string', help: 'gateway URL; default $GATEWAY_MINDS_URL or http://127.0.0.1:8080' },
   body: { type: 'string', help: 'the whole JSON body, inline or @file; flags override its properties' },
-  'max-retries': { type: 'string', help: 'retry a safe read this many times on an answer of 429, 503 or 504 (RATE_LIMITED, SERVICE_DISABLED, UPSTREAM_TIMEOUT, MINDS_UNAVAILABLE...; default 2); commands whose help does not say "retried" (mutations, owner management, agent memory) are never retried' },
+  'max-retries': { type: 'string', help: 'retry a safe read this many times on a catalog code answered with 429, 503 or 504 (default 2); commands whose help does not say "retried" (mutations, owner management, agent memory) are never retried' },
   timeout: { type: 'string', help: 'seconds to wait for each answer (default 60)' },
   'wait-for': { type: 'string', help: 'after the call, poll the Mind until it has this status' },
   'wait-timeout': { type: 'string', help: 'seconds --wait-for waits at most (default 300)' },
