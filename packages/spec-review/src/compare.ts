@@ -507,10 +507,12 @@ function errorCodesOf(doc: Doc, response: Json): Set<string> {
   return codes;
 }
 
-/** A fact of a parameter (`required`, `x-missing-code`): beside its schema, or the operation when the parameter is not found. */
-function parameterFactPointer(doc: Doc, located: LocatedOperation, parameter: Json, fact: string): string {
+/** The parameter itself, or one of its facts (`required`, `x-missing-code`); the operation when the parameter is not found. */
+function parameterFactPointer(doc: Doc, located: LocatedOperation, parameter: Json, fact?: string): string {
   const schema = parameterPointer(doc, located, parameter);
-  return schema.endsWith('/schema') ? `${schema.slice(0, -'/schema'.length)}/${escapePointer(fact)}` : schema;
+  if (!schema.endsWith('/schema')) return schema;
+  const entry = schema.slice(0, -'/schema'.length);
+  return fact === undefined ? entry : `${entry}/${escapePointer(fact)}`;
 }
 
 /** Where a parameter's schema sits in the document: in the operation, its path item, or a shared component. */
@@ -620,8 +622,7 @@ function compareOperation(cmp: Comparison, b: LocatedOperation, h: LocatedOperat
   for (const [key, p] of hParams) {
     if (bParams.has(key) || p.in === 'path') continue;
     const where = `${String(p.in)} parameter \`${String(p.name)}\``;
-    const pointer = parameterPointer(cmp.head, h, p).replace(/\/schema$/, '');
-    add(p.required === true ? 'new-required-request-parameter' : 'new-optional-request-parameter', p.required === true ? 'breaking' : 'info', where, p.required === true ? 'new required parameter' : 'new optional parameter', pointer);
+    add(p.required === true ? 'new-required-request-parameter' : 'new-optional-request-parameter', p.required === true ? 'breaking' : 'info', where, p.required === true ? 'new required parameter' : 'new optional parameter', parameterFactPointer(cmp.head, h, p));
   }
   // Path parameters are matched by their place in the path, so a renamed one (`{bookId}` → `{id}`) is still compared.
   const pathNames = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
@@ -840,7 +841,7 @@ function compareUnleveled(baseDocument: object, headDocument: object): Review {
   const baseOfRenamed = new Map<LocatedOperation, LocatedOperation>();
   for (const [key, b] of bOps) {
     if (hOps.has(key)) continue;
-    const h = [...hOps].find(([headKey, h]) => !bOps.has(headKey) && h.ref.method === b.ref.method && templateOf(h.ref.path) === templateOf(b.ref.path))?.[1];
+    const h = [...hOps].find(([headKey, candidate]) => !bOps.has(headKey) && candidate.ref.method === b.ref.method && templateOf(candidate.ref.path) === templateOf(b.ref.path))?.[1];
     if (!h) continue;
     renamedFrom.set(b.ref.operationId, h.ref);
     baseOfRenamed.set(h, b);
