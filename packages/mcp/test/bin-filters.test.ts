@@ -8,15 +8,16 @@ import { describe, expect, it } from 'vitest';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { bin } from './support/mcp.js';
 
+/** The built bin with stdin closed: a server that started would wait on it, a refusal or --version exits at once. */
+const start = (args: string[], env: Record<string, string> = {}) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = execFile(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...env } }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    );
+    child.stdin?.end();
+  });
+
 describe('a filter naming nothing the spec has fails before the server starts', () => {
-  /** The built bin with stdin closed: a server that started would wait on it, a refusal exits at once. */
-  const start = (args: string[], env: Record<string, string> = {}) =>
-    new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...env } }, (error, _stdout, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stderr }),
-      );
-      child.stdin?.end();
-    });
 
   it.each([
     ['--tools with an unknown id', ['--tools', 'nope,minds_getMind'], {}, /^gateway-minds-mcp: unknown tools: nope \(/],
@@ -35,12 +36,7 @@ describe('a filter naming nothing the spec has fails before the server starts', 
 // README, "Use it from npm": "a package's version is the API version it speaks (the spec's info.version)".
 describe('--version', () => {
   it("prints the API version the server speaks, the spec's info.version, and exits 0 without serving", async () => {
-    const printed = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      const child = execFile(process.execPath, [bin, '--version'], { env: { PATH: process.env.PATH ?? '' } }, (error, stdout) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout }),
-      );
-      child.stdin?.end();
-    });
-    expect(printed).toEqual({ code: 0, stdout: `${openapiDocument.info.version}\n` });
+    const { code, stdout } = await start(['--version']);
+    expect({ code, stdout }).toEqual({ code: 0, stdout: `${openapiDocument.info.version}\n` });
   });
 });
