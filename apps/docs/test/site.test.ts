@@ -7,8 +7,11 @@
  * error catalog fits a 1280 px window, and no request leaves 127.0.0.1. A browser that cannot start is a failure,
  * not a skip.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { errorCatalog, errorCodes, errorDocsUrl, operationIds, operationTable, type ErrorCode, type OperationId } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -51,6 +54,17 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** Turbo's hash of the docs build, from a dry run (nothing is built), in the repository this package sits in. */
+function docsBuildHash(env: Record<string, string> = {}): string {
+  const turbo = join(dirname(createRequire(import.meta.url).resolve('turbo/package.json')), 'bin/turbo');
+  const dry = execFileSync(process.execPath, [turbo, 'run', 'build', '--filter=@gateway-minds/docs', '--dry=json'], {
+    cwd: join(import.meta.dirname, '../../..'),
+    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', ...env },
+    encoding: 'utf8',
+  });
+  return (JSON.parse(dry) as { tasks: { taskId: string; hash: string }[] }).tasks.find((t) => t.taskId === '@gateway-minds/docs#build')!.hash;
+}
+
 /** Per page, the links of its site navigation, in order. */
 const navLinks = Object.fromEntries(
   ['index.html', 'reference.html', 'errors.html', 'changelog.html', '404.html'].map((file) => {
@@ -75,12 +89,22 @@ describe('the built folder', () => {
   });
 
   // README, "Settings", SPEC_CHANGELOG_JSON: the published Changelog page shows the history CI writes before `npm run docs`.
-  // Turbo replays a cached build unless that file is an input of the task (a build just before, as CI's npm test runs, would win).
-  it("the changelog file the build reads is an input of its turbo task, and the setting that moves it is in the task's key", () => {
-    const build = (JSON.parse(readFileSync(join(import.meta.dirname, '../turbo.json'), 'utf8')) as { tasks: { build: { inputs: string[]; env: string[] } } }).tasks.build;
-    expect(build.inputs).toContain('changelog.json');
-    expect(build.env).toContain('SPEC_CHANGELOG_JSON');
-    expect(readFileSync(join(import.meta.dirname, '../scripts/build-site.ts'), 'utf8')).toContain("process.env.SPEC_CHANGELOG_JSON ?? join(packageDir, 'changelog.json')");
+  // Turbo replays a cached build unless the changelog changes the task's hash (a build just before, as CI's npm test runs, would win).
+  it("a changelog written after a build, or SPEC_CHANGELOG_JSON, changes the docs build's turbo hash, so the site is built again with it", () => {
+    const changelogFile = join(import.meta.dirname, '..', 'changelog.json');
+    const kept = existsSync(changelogFile) ? readFileSync(changelogFile) : undefined;
+    try {
+      rmSync(changelogFile, { force: true });
+      const without = docsBuildHash();
+      writeFileSync(changelogFile, '[]\n');
+      const written = docsBuildHash();
+      rmSync(changelogFile);
+      expect(written).not.toBe(without);
+      expect(docsBuildHash({ SPEC_CHANGELOG_JSON: join(tmpdir(), 'changelog.json') })).not.toBe(without);
+    } finally {
+      if (kept) writeFileSync(changelogFile, kept);
+      else rmSync(changelogFile, { force: true });
+    }
   });
 
   it('references no script, stylesheet, image or font outside itself', () => {
