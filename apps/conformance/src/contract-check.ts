@@ -1,7 +1,7 @@
 /** Validates answers against the contract: the operation's declared status and its response schema. */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { byteLimitKeywords, dereference, operationTable, type OpenApiDocument, type OperationId } from '@gateway-minds/contract';
+import { byteLimitKeywords, dereference, isErrorCode, isErrorReason, operationTable, type OpenApiDocument, type OperationId } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import type { Answer } from './http.js';
 
@@ -24,5 +24,11 @@ export function contractProblems(operationId: OperationId, answer: Answer): stri
     validate = ajv.compile(schema);
     cache.set(key, validate);
   }
-  return validate(answer.body) ? [] : (validate.errors ?? []).map((e) => `${key}: ${e.instancePath} ${e.message}`);
+  if (!validate(answer.body)) return (validate.errors ?? []).map((e) => `${key}: ${e.instancePath} ${e.message}`);
+  // The schema admits any snake_case reason; the catalog (ErrorCode.yaml, x-reasons) names the ones each code is sent with.
+  const error = (answer.body as { error?: { code?: unknown; reason?: unknown } } | null)?.error;
+  if (error?.reason !== undefined && isErrorCode(error.code) && !isErrorReason(error.code, error.reason)) {
+    return [`${key}: ${error.code} sent with reason ${String(error.reason)}, which the catalog does not list for it`];
+  }
+  return [];
 }

@@ -114,6 +114,14 @@ function wrappable(identifier: string): string {
   return escapeHtml(identifier).replace(/_/g, '_<wbr>');
 }
 
+/** A code's catalog reasons (x-reasons) under its meaning, each with what it means. */
+function reasonList(reasons: Readonly<Record<string, string>>): string {
+  const entries = Object.entries(reasons);
+  if (entries.length === 0) return '';
+  const items = entries.map(([reason, meaning]) => `<li><code>${wrappable(reason)}</code>: ${inline(meaning)}</li>`).join('');
+  return `<ul class="reasons">${items}</ul>`;
+}
+
 export function errorsPage(ctx: SiteContext): string {
   const byCode = operationsByErrorCode(ctx.document);
   const statuses = [...new Set(errorCodes.map((code) => errorCatalog[code].status))].sort((a, b) => a - b);
@@ -132,7 +140,7 @@ export function errorsPage(ctx: SiteContext): string {
         <th scope="row"><a class="anchor" href="#${code}"><code>${wrappable(code)}</code></a></th>
         <td>${facts.status}</td>
         <td><code>${wrappable(facts.type)}</code></td>
-        <td>${inline(facts.description)}</td>
+        <td>${inline(facts.description)}${reasonList(facts.reasons)}</td>
         <td>${facts.retryAfter ? 'yes' : 'no'}</td>
         <td>${facts.fields.length ? facts.fields.map((f) => `<code>${wrappable(f)}</code>`).join(', ') : '—'}</td>
         <td>${facts.outcomeUnknown ? '<strong>yes</strong>' : 'no'}</td>
@@ -148,6 +156,7 @@ export function errorsPage(ctx: SiteContext): string {
     <dl class="legend">
       <dt>Retry-After</dt><dd>the response carries a <code>Retry-After</code> header (whole seconds).</dd>
       <dt>Fields</dt><dd>envelope fields always present with this code (<code>required_scope</code>, <code>reason</code>, <code>layer</code>).</dd>
+      <dt>Reasons</dt><dd>under a code's meaning, every <code>reason</code> it is sent with; a code without that list never carries one. Branch on <code>code</code>, then on <code>reason</code>.</dd>
       <dt>Outcome unknown</dt><dd>after a mutation, whether it took effect is unknown: reconcile with a read before retrying, or retry with the same <code>Idempotency-Key</code>.</dd>
     </dl>
     <p class="jump">Status: ${statuses.map((s) => `<a href="#status-${s}">${s}</a>`).join(' · ')}</p>
@@ -398,6 +407,8 @@ td.ops { min-width: 10rem; }
 /* Codes, types and operation ids wrap after an underscore (<wbr>), so the catalog fits a 1280 px window. */
 .anchor { text-decoration: none; }
 .muted { color: var(--muted); }
+ul.reasons { margin: .35rem 0 0; padding-left: 1.1rem; font-size: 13px; color: var(--muted); }
+ul.reasons code { color: var(--fg); }
 .legend { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0 0 1rem; }
 .legend dt { font-weight: 600; }
 .legend dd { margin: 0; }

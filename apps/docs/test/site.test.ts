@@ -178,10 +178,17 @@ describe('in Chromium', () => {
     await page.screenshot({ path: join(resultsDir, 'reference-operation.png') });
   });
 
-  it('the error catalog has every code with its status, type, meaning, Retry-After, fields and outcome', async () => {
+  it('the error catalog has every code with its status, type, meaning, reasons, Retry-After, fields and outcome', async () => {
     await page.goto(`${server.url}/errors.html`, { waitUntil: 'load' });
     const rows = await page.locator('tr[id]').evaluateAll((trs) =>
-      trs.map((tr) => ({ id: tr.id, cells: [...tr.querySelectorAll('th, td')].map((c) => (c as HTMLElement).innerText.trim()) })),
+      trs.map((tr) => ({
+        id: tr.id,
+        // A cell's own text; a code's reasons are read from their list under its meaning.
+        cells: [...tr.querySelectorAll(':scope > th, :scope > td')].map((c) =>
+          [...c.childNodes].filter((n) => !(n instanceof HTMLUListElement)).map((n) => (n instanceof HTMLElement ? n.innerText : n.textContent ?? '')).join('').trim(),
+        ),
+        reasons: [...tr.querySelectorAll('ul.reasons li')].map((li) => (li as HTMLElement).innerText.trim()),
+      })),
     );
     expect(rows.map((r) => r.id)).toEqual(errorCodes);
     for (const row of rows) {
@@ -196,7 +203,10 @@ describe('in Chromium', () => {
         fields: facts.fields.length ? facts.fields.join(', ') : '—',
         outcomeUnknown: facts.outcomeUnknown ? 'yes' : 'no',
       });
+      // ErrorCode.yaml, x-reasons: "every `reason` the code is sent with, each with its meaning".
+      expect(row.reasons, row.id).toEqual(Object.entries(facts.reasons).map(([reason, meaning]) => `${reason}: ${meaning.replace(/`/g, '')}`));
     }
+    expect(rows.find((r) => r.id === 'NOT_FOUND')!.reasons.some((r) => r.startsWith('not_admitted: '))).toBe(true);
   });
 
   it('every docs_url the servers emit resolves to its code on errors.html', async () => {

@@ -3,7 +3,7 @@
  * running gateway with its real credential store (PGlite).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorCodes } from '@gateway-minds/contract';
+import { errorCatalog, errorCodes, type ErrorCode } from '@gateway-minds/contract';
 import { send, startHarness, UpstreamDouble, type Harness } from './support/harness.js';
 
 let h: Harness;
@@ -143,6 +143,15 @@ describe('GET /v1/errors and GET /v1/openapi.json', () => {
     expect(response.status).toBe(200);
     expect(response.body.errors.map((e: { code: string }) => e.code)).toEqual(errorCodes);
     for (const entry of response.body.errors) expect(entry.docs_url).toMatch(new RegExp(`#${entry.code}$`));
+  });
+
+  it("lists every code's reasons with their meanings, as ErrorCode.yaml's x-reasons write them (ErrorCatalogEntry, `reasons`)", async () => {
+    const response = await send(base, 'GET', '/v1/errors');
+    for (const entry of response.body.errors as { code: ErrorCode; reasons: { reason: string; description: string }[] }[]) {
+      expect(Object.fromEntries(entry.reasons.map((r) => [r.reason, r.description])), entry.code).toEqual(errorCatalog[entry.code].reasons);
+    }
+    const notFound = (response.body.errors as { code: string; reasons: { reason: string }[] }[]).find((e) => e.code === 'NOT_FOUND')!;
+    expect(notFound.reasons.map((r) => r.reason)).toContain('not_admitted');
   });
 
   it('lists the gateway routes and the enabled services operations', async () => {

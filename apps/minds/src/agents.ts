@@ -3,6 +3,7 @@
  * whether an agent exists in the caller's organization (adding a group member,
  * attaching an agent) and copies the agent's DID and creation time.
  */
+import type { ErrorReason } from '@gateway-minds/contract';
 import { ApiError, ASSERTION_HEADER } from '@gateway-minds/service-kit';
 
 export interface AgentRecord {
@@ -48,7 +49,7 @@ export class HttpAgentDirectory implements AgentDirectory {
   }
 
   async find(agentId: string, ctx: AgentLookupContext): Promise<AgentRecord | null> {
-    const unavailable = (why: string) => new ApiError('SERVICE_UNAVAILABLE', 'The agent directory is unavailable; try again.', { reason: why });
+    const unavailable = (why: ErrorReason<'SERVICE_UNAVAILABLE'>) => new ApiError('SERVICE_UNAVAILABLE', 'The agent directory is unavailable; try again.', { reason: why });
     let response: Response;
     try {
       response = await fetch(`${this.#baseUrl}/internal/iam/agents/${encodeURIComponent(agentId)}`, {

@@ -15,7 +15,12 @@ interface CatalogEntrySchema {
   'x-fields'?: ErrorEnvelopeField[];
   'x-outcome-unknown'?: boolean;
   'x-challenge'?: { scheme: ChallengeFacts['scheme']; error?: string };
+  'x-reasons'?: Record<string, string>;
 }
+
+/** The Error schema's own rule for a `reason` (Error.yaml): a listed reason must be one an envelope can carry. */
+const REASON_PATTERN = /^[a-z][a-z0-9_]*$/;
+const REASON_MAX_LENGTH = 64;
 
 export function deriveErrorCatalog(doc: OpenApiDocument): Record<string, ErrorCatalogFacts> {
   const schema = doc.components?.schemas?.ErrorCode as { oneOf?: CatalogEntrySchema[] } | undefined;
@@ -27,12 +32,18 @@ export function deriveErrorCatalog(doc: OpenApiDocument): Record<string, ErrorCa
     // RFC 9110 §15.5.2: a 401 MUST carry WWW-Authenticate, so every 401 code says which challenge.
     if ((entry['x-status'] === 401) !== (challenge !== undefined)) throw new Error(`error code ${entry.const}: x-challenge belongs on exactly the 401 codes`);
     if (challenge && challenge.scheme !== 'Bearer' && challenge.scheme !== 'DPoP') throw new Error(`error code ${entry.const}: x-challenge.scheme is Bearer or DPoP`);
+    const reasons = entry['x-reasons'] ?? {};
+    for (const [reason, meaning] of Object.entries(reasons)) {
+      if (!REASON_PATTERN.test(reason) || reason.length > REASON_MAX_LENGTH) throw new Error(`error code ${entry.const}: reason ${reason} is not snake_case of at most ${REASON_MAX_LENGTH} characters`);
+      if (typeof meaning !== 'string' || meaning.trim() === '') throw new Error(`error code ${entry.const}: reason ${reason} needs a description`);
+    }
     catalog[entry.const] = {
       status: entry['x-status'],
       type: entry['x-type'],
       description: entry.description,
       retryAfter: entry['x-retry-after'] ?? false,
       fields: entry['x-fields'] ?? [],
+      reasons,
       outcomeUnknown: entry['x-outcome-unknown'] ?? false,
       challenge: challenge ? { scheme: challenge.scheme, error: challenge.error ?? null } : null,
     };

@@ -28,6 +28,8 @@ export interface ErrorCatalogFacts {
   retryAfter: boolean;
   /** Optional envelope fields always present with this code. */
   fields: readonly ErrorEnvelopeField[];
+  /** Every `reason` the code is sent with (x-reasons), with its meaning; empty when it never carries one. */
+  reasons: Readonly<Record<string, string>>;
   /** After a mutation the outcome may be unknown. */
   outcomeUnknown: boolean;
   /** On every 401 (RFC 9110 §15.5.2): the challenge it answers with; null on other statuses. */

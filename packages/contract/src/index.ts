@@ -28,6 +28,16 @@ export type ErrorCode = components['schemas']['ErrorCode'];
 export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
 export type OperationId = keyof typeof operationTable;
 export type Schemas = components['schemas'];
+/**
+ * The `reason`s a code is sent with (its catalog entry's x-reasons); `never` for a code that
+ * carries none. Distributes over a union of codes.
+ */
+export type ErrorReason<C extends ErrorCode = ErrorCode> = C extends ErrorCode ? keyof (typeof errorCatalog)[C]['reasons'] & string : never;
+
+/** Whether the catalog lists `reason` for `code`. */
+export function isErrorReason<C extends ErrorCode>(code: C, reason: unknown): reason is ErrorReason<C> {
+  return typeof reason === 'string' && Object.hasOwn(errorCatalog[code].reasons, reason);
+}
 
 /** Every error code, in catalog order. */
 export const errorCodes = Object.keys(errorCatalog) as ErrorCode[];

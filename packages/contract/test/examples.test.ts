@@ -64,6 +64,15 @@ describe('error examples', () => {
     expect(error.type, 'type').toBe(facts.type);
     expect(error.docs_url, 'docs_url anchor').toMatch(new RegExp(`#${code}$`));
     for (const field of facts.fields) expect(error, `field ${field}`).toHaveProperty(field);
+    // ErrorCode.yaml, x-reasons: "every `reason` the code is sent with"; a code without it never carries one.
+    if (error.reason !== undefined) expect(Object.keys(facts.reasons), `reason ${String(error.reason)} listed for ${code}`).toContain(error.reason);
+  });
+
+  it('the served catalog example lists each code\'s reasons as the catalog does (ErrorCatalogEntry, `reasons`)', () => {
+    const served = operationsOf(dereferenced).find(({ operation }) => operation.operationId === 'gateway_listErrors')!.operation.responses['200']!.content!['application/json']!.examples!;
+    const entries = Object.values(served).flatMap((example) => (example.value as { errors: { code: string; reasons: { reason: string; description: string }[] }[] }).errors);
+    expect(entries.length).toBeGreaterThan(0);
+    for (const entry of entries) expect(Object.fromEntries(entry.reasons.map((r) => [r.reason, r.description])), entry.code).toEqual(catalog[entry.code]!.reasons);
   });
 
   it('every 4xx and 5xx response uses the one envelope schema', () => {

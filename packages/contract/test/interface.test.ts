@@ -113,6 +113,23 @@ describe('error codes', () => {
     expect(catalog.SCOPE_MISSING!.fields).toEqual(['required_scope']);
   });
 
+  it('a relay error carries a reason (Errors: "`reason` and `layer` (on relay errors)"), and the gateway\'s own relay errors list theirs', () => {
+    for (const code of ['UPSTREAM_UNREACHABLE', 'UPSTREAM_TIMEOUT', 'BAD_GATEWAY']) {
+      expect(catalog[code]!.fields, code).toEqual(['reason', 'layer']);
+      expect(Object.keys(catalog[code]!.reasons).length, code).toBeGreaterThan(0);
+    }
+  });
+
+  // DECISIONS "Error reasons": a listed reason is one the Error schema admits, with its meaning.
+  it.each([
+    ['a reason that is not snake_case', { NotFound: 'x' }, /not snake_case/],
+    ['a reason longer than the envelope admits', { ['a'.repeat(65)]: 'x' }, /not snake_case of at most 64/],
+    ['a reason without a meaning', { mind_not_found: ' ' }, /needs a description/],
+  ])('the build refuses %s', (_name, reasons, message) => {
+    const entry = { const: 'NOT_FOUND', description: 'not found', 'x-status': 404, 'x-type': 'not_found', 'x-reasons': reasons };
+    expect(() => deriveErrorCatalog({ ...bundled, components: { schemas: { ErrorCode: { oneOf: [entry] } } } } as typeof bundled)).toThrow(message);
+  });
+
   // The fixture above is a transcription; when the interface itself sits
   // beside the repository (as it does in CI), check the transcription too.
   const seed = join(repoRoot, '../shared/seed/gateway-minds-interface.md');

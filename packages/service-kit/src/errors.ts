@@ -3,7 +3,7 @@
  * Retry-After rule and required fields come from the contract, never from
  * the call site.
  */
-import { errorCatalog, errorDocsUrl, type ErrorCode, type ErrorEnvelope, type OperationFacts } from '@gateway-minds/contract';
+import { errorCatalog, errorDocsUrl, isErrorReason, type ErrorCode, type ErrorEnvelope, type ErrorReason, type OperationFacts } from '@gateway-minds/contract';
 import { wwwAuthenticateFor } from './challenge.js';
 
 export interface ValidationIssue {
@@ -11,8 +11,9 @@ export interface ValidationIssue {
   message: string;
 }
 
-export interface ApiErrorDetails {
-  reason?: string;
+export interface ApiErrorDetails<C extends ErrorCode = ErrorCode> {
+  /** One of the code's catalog reasons (x-reasons): the compiler and the constructor refuse any other. */
+  reason?: ErrorReason<C>;
   layer?: string;
   requiredScope?: string;
   /** Seconds for the Retry-After header; required by codes whose catalog entry says so. */
@@ -22,12 +23,12 @@ export interface ApiErrorDetails {
   headers?: Record<string, string>;
 }
 
-export class ApiError extends Error {
-  readonly code: ErrorCode;
+export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
   readonly status: number;
-  readonly details: ApiErrorDetails;
+  readonly details: ApiErrorDetails<C>;
 
-  constructor(code: ErrorCode, message?: string, details: ApiErrorDetails = {}) {
+  constructor(code: C, message?: string, details: ApiErrorDetails<C> = {}) {
     const facts = errorCatalog[code];
     super(message ?? capitalize(facts.description));
     this.name = 'ApiError';
@@ -41,6 +42,9 @@ export class ApiError extends Error {
       const present = field === 'required_scope' ? details.requiredScope : details[field];
       if (!present) throw new TypeError(`${code} needs ${field}`);
     }
+    // A reason the catalog does not list for the code would reach clients undocumented (and, typed
+    // by code, unexpected): refuse it here too, for reasons only known at run time.
+    if (details.reason !== undefined && !isErrorReason(code, details.reason)) throw new TypeError(`${code} is never sent with reason ${String(details.reason)}`);
   }
 }
 

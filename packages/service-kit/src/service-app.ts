@@ -221,7 +221,8 @@ function fromValidatorError(err: { status: number; message: string; errors?: { p
       return new ApiError('INVALID_ARGUMENT', 'The JSON body is not exactly the published shape.', { errors: issues });
     }
     default:
-      return new ApiError('INTERNAL_ERROR', 'An unexpected error occurred.', { reason: err.status === 500 ? 'contract_violation' : 'validator_error' });
+      // Only 4xx reach here (a 500 is an answer that broke the contract, handled by the caller).
+      return new ApiError('INTERNAL_ERROR', 'An unexpected error occurred.', { reason: 'validator_error' });
   }
 }
 

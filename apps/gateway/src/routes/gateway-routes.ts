@@ -130,6 +130,7 @@ export function gatewayHandlers(deps: GatewayRouteDeps): Record<string, Operatio
             docs_url: errorDocsUrl(deps.docsBaseUrl(), code),
             retry_after: facts.retryAfter,
             fields: [...facts.fields],
+            reasons: Object.entries(facts.reasons).map(([reason, description]) => ({ reason, description })),
             outcome_unknown: facts.outcomeUnknown,
           };
         }),

@@ -9,7 +9,7 @@
  */
 import type { Response } from 'express';
 import { errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
-import type { OperationFacts } from '@gateway-minds/contract';
+import type { ErrorReason, OperationFacts } from '@gateway-minds/contract';
 import { ApiError, ASSERTION_HEADER, type VerifiedPrincipal } from '@gateway-minds/service-kit';
 import { MAX_UPSTREAM_BODY_BYTES, type Upstream } from './upstreams.js';
 
@@ -28,7 +28,9 @@ export interface ForwardRequest {
   body: Buffer | undefined;
 }
 
-function relayError(code: 'UPSTREAM_UNREACHABLE' | 'UPSTREAM_TIMEOUT' | 'BAD_GATEWAY', upstream: Upstream, reason: string, message: string): ApiError {
+type RelayCode = 'UPSTREAM_UNREACHABLE' | 'UPSTREAM_TIMEOUT' | 'BAD_GATEWAY';
+
+function relayError<C extends RelayCode>(code: C, upstream: Upstream, reason: ErrorReason<C>, message: string): ApiError<C> {
   return new ApiError(code, message, { reason, layer: upstream.name });
 }
 
