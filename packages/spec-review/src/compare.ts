@@ -773,12 +773,34 @@ function compareDocument(base: Doc, head: Doc, out: Change[]): void {
       if (!after) continue;
       for (const fact of new Set([...Object.keys(before), ...Object.keys(after)])) {
         if (JSON.stringify(before[fact]) === JSON.stringify(after[fact])) continue;
+        if (fact === 'x-reasons') {
+          compareReasons(code, before[fact], after[fact], add);
+          continue;
+        }
         // A client matches (status, code) and reads the listed fields: changing them breaks it.
         const severity: Severity = fact === 'x-status' || fact === 'x-type' ? 'breaking' : fact === 'x-fields' || fact === 'x-retry-after' ? 'warning' : 'info';
         add('api-error-code-changed', severity, `error code \`${code}\``, `${fact.slice(2)} changed ${show(before[fact] ?? null)} → ${show(after[fact] ?? null)}`);
       }
     }
   }
+}
+
+/**
+ * A code's `reason`s (x-reasons), one by one. A client branches on a reason: one that is no longer sent
+ * leaves its branch dead (a warning, as a changed `x-fields`); a new one reaches a client's default
+ * branch (info); a reworded meaning is prose (info).
+ */
+function compareReasons(code: string, before: unknown, after: unknown, add: (id: string, severity: Severity, where: string, message: string) => void): void {
+  const reasonsOf = (value: unknown): Json => (isObject(value) ? (value as Json) : {});
+  const b = reasonsOf(before);
+  const h = reasonsOf(after);
+  const where = `error code \`${code}\``;
+  const removed = Object.keys(b).filter((r) => !(r in h));
+  const added = Object.keys(h).filter((r) => !(r in b));
+  const reworded = Object.keys(b).filter((r) => r in h && JSON.stringify(b[r]) !== JSON.stringify(h[r]));
+  if (removed.length) add('api-error-reason-removed', 'warning', where, `reason${removed.length > 1 ? 's' : ''} no longer sent: ${list(removed)}`);
+  if (added.length) add('api-error-reason-added', 'info', where, `reason${added.length > 1 ? 's' : ''} added: ${list(added)}`);
+  if (reworded.length) add('api-error-reason-changed', 'info', where, `meaning reworded: ${list(reworded)}`);
 }
 
 export interface CompareOptions {

@@ -219,6 +219,30 @@ describe('changes that are not breaking', () => {
     expect(review.breaking.map((b) => b.operations)).toEqual([['pets_create']]);
   });
 
+  describe("a code's reasons (x-reasons), one by one", () => {
+    const notFound = (d: Doc) => d.components.schemas.ErrorCode.oneOf[2];
+    const withReasons = (reasons: Record<string, string>) => mutated((d) => (notFound(d)['x-reasons'] = reasons));
+    const base = withReasons({ pet_not_found: 'no such pet', owner_not_found: 'no such owner' });
+
+    it('a reason no longer sent is a warning: a client branch on it goes dead', () => {
+      const review = compareSpecs(base, withReasons({ pet_not_found: 'no such pet' }));
+      expect(review.breaking).toEqual([]);
+      expect(allChanges(review)).toEqual([{ severity: 'warning', text: 'document | error code `NOT_FOUND`: reason no longer sent: `owner_not_found`' }]);
+    });
+
+    it('a new reason and a reworded meaning are info, each reported on its own', () => {
+      const review = compareSpecs(base, withReasons({ pet_not_found: 'no pet with this id', owner_not_found: 'no such owner', shelter_not_found: 'no such shelter' }));
+      expect(allChanges(review)).toEqual([
+        { severity: 'info', text: 'document | error code `NOT_FOUND`: reason added: `shelter_not_found`' },
+        { severity: 'info', text: 'document | error code `NOT_FOUND`: meaning reworded: `pet_not_found`' },
+      ]);
+    });
+
+    it('the first reasons a code lists are additions', () => {
+      expect(allChanges(compareSpecs(toyApi(), base))).toEqual([{ severity: 'info', text: 'document | error code `NOT_FOUND`: reasons added: `pet_not_found`, `owner_not_found`' }]);
+    });
+  });
+
   it('does not mark every operation changed when the catalog gains a code', () => {
     const review = compareSpecs(toyApi(), mutated((d) => d.components.schemas.ErrorCode.oneOf.push({ const: 'GONE', 'x-status': 410 })));
     expect(review.changed).toEqual([]);
