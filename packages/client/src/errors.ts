@@ -5,7 +5,7 @@
  * `APIConnectionError` (or `APIConnectionTimeoutError`); a caller's abort
  * becomes `APIUserAbortError`.
  */
-import type { ErrorCode, ErrorEnvelope, OperationId } from '@gateway-minds/contract';
+import type { ErrorCode, ErrorEnvelope, ErrorReason, OperationId } from '@gateway-minds/contract';
 import { isErrorCode, isOutcomeUnknown } from './operations.js';
 
 type EnvelopeBody = ErrorEnvelope['error'];
@@ -89,6 +89,15 @@ export class ApiError extends GatewayMindsError {
    */
   get outcomeUnknown(): boolean {
     return this.mutation && this.code !== undefined && isOutcomeUnknown(this.code);
+  }
+
+  /**
+   * Narrows the error to one catalog code, and its `reason` to the reasons the catalog lists
+   * for that code: `if (error.hasCode('NOT_FOUND') && error.reason === 'not_admitted')`.
+   * A later API version may add reasons (a minor release): keep a default branch.
+   */
+  hasCode<C extends ErrorCode>(code: C): this is ApiError & { readonly code: C; readonly reason: ErrorReason<C> | undefined } {
+    return this.code === code;
   }
 
   /** The error as the API sent it, for logs and CLIs. */

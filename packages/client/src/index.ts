@@ -28,4 +28,4 @@ export { accessTokenHash, algorithmOf, createDpopProof, dpopThumbprint, generate
 export { DEFAULT_RETRY_ON, Transport, type RequestOptions, type RetryOptions, type TokenSource } from './transport.js';
 export { factsOf, isErrorCode, isOutcomeUnknown, matchOperation, operationIds, type OperationRuntime, type RuntimeFacts } from './operations.js';
 export type { IdempotentOperationId, OperationInput, OperationResult, RequestBody } from './operations.js';
-export type { OperationId } from '@gateway-minds/contract';
+export type { ErrorCode, ErrorReason, OperationId } from '@gateway-minds/contract';

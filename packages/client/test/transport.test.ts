@@ -103,7 +103,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('a mutation is never retried automatically; the error carries the key to retry with', async () => {
-    server.reset((_c, res) => sendError(res, 'UPSTREAM_TIMEOUT', 504, 'gateway_timeout', { reason: 'deadline', layer: 'minds' }));
+    server.reset((_c, res) => sendError(res, 'UPSTREAM_TIMEOUT', 504, 'gateway_timeout', { reason: 'deadline_exceeded', layer: 'minds' }));
     const c = client({ retry: { maxRetries: 3, initialDelayMs: 1 } });
     const error = await c.minds_resumeMind(resume).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InternalServerError);
@@ -142,7 +142,7 @@ describe('retries of safe reads (opt-in)', () => {
     server.reset((_c, res, i) => {
       at.push(Date.now());
       const answer = answers[i];
-      if (answer) sendError(res, answer[0], answer[1], answer[2], answer[0] === 'UPSTREAM_TIMEOUT' ? { reason: 'deadline', layer: 'minds' } : {}, answer[3]);
+      if (answer) sendError(res, answer[0], answer[1], answer[2], answer[0] === 'UPSTREAM_TIMEOUT' ? { reason: 'deadline_exceeded', layer: 'minds' } : {}, answer[3]);
       else json(res, 200, mindJson({ status: 'ready' }));
     });
     const mind = await client({ retry: { maxRetries: 3, initialDelayMs: 10 } }).minds_getMind(getMind);
@@ -281,6 +281,17 @@ describe('typed errors', () => {
     server.reset((_c, res) => sendError(res, 'BILLING_UNAVAILABLE', 503, 'service_unavailable'));
     expect(((await client().minds_createMind({ params: { header: { 'x-platform-minds-creation-context': 'a'.repeat(64) } }, body: { name: 'Sandbox' } }).catch((e: unknown) => e)) as ApiError).outcomeUnknown).toBe(true);
     expect(((await client().minds_getMind(getMind).catch((e: unknown) => e)) as ApiError).outcomeUnknown).toBe(false);
+  });
+
+  it("hasCode() narrows the code, and `reason` to that code's catalog reasons (ErrorCode.yaml, x-reasons)", async () => {
+    server.reset((_c, res) => sendError(res, 'NOT_FOUND', 404, 'not_found', { reason: 'not_admitted' }));
+    const error = (await client().minds_getMind(getMind).catch((e: unknown) => e)) as ApiError;
+    expect(error.hasCode('MIND_NOT_READY')).toBe(false);
+    if (!error.hasCode('NOT_FOUND')) throw new Error('expected NOT_FOUND');
+    const reason: 'mind_not_found' | 'not_admitted' | 'attachment_not_found' | 'group_not_found' | 'member_not_found' | 'agent_not_found' | 'memory_not_found' | undefined = error.reason;
+    expect(reason).toBe('not_admitted');
+    // @ts-expect-error -- `generation_mismatch` is MIND_NOT_READY's reason, never NOT_FOUND's: comparing to it does not compile.
+    expect(error.reason === 'generation_mismatch').toBe(false);
   });
 
   it('path-style calls return openapi-fetch results with the envelope as `error`', async () => {
