@@ -127,6 +127,9 @@ describe('search', () => {
     const scope = { mindId: mind, org: target.org, project: target.project!, namespace: OWNER_NAMESPACE };
     const strong = event('Quasar survey: the quasar was brighter than any quasar seen before, a supernova nearby.', { summary: 'Quasar survey' });
     expect((await insert(strong, target, mind)).status).toBe(200);
+    // Strictly newer: events of the same instant order by storage id, so one written within the strong
+    // event's millisecond (PGlite's clock) could sort before it and be the one pushed out.
+    await new Promise((resolve) => setTimeout(resolve, 5));
     // Newer, weaker matches, written straight to the service's store: the window is hundreds of events.
     const weak = (i: number) => ({ id: randomUUID(), content: `Observation ${i}: a faint quasar among many other objects in the field.`, timestamp: '2026-11-21T12:00:00Z' });
     for (let i = 0; i < SEARCH_RANKING_WINDOW.owner - 1; i++) await insertEvent(h.service.db, scope, weak(i));
