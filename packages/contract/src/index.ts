@@ -81,3 +81,4 @@ export function errorDocsUrl(docsBaseUrl: string, code: ErrorCode): string {
 export { byteLimitKeywords, utf8ByteLength } from './byte-limits.js';
 export { dereference, lookupRef, pruneUnreachableComponents } from './dereference.js';
 export { operationParameters } from './parameters.js';
+export { envelopeLocation, illFormedStrings, isWellFormedText, type LocatedIssue } from './request-text.js';

@@ -3,13 +3,11 @@
  * Retry-After rule and required fields come from the contract, never from
  * the call site.
  */
-import { errorCatalog, errorDocsUrl, isErrorReason, type ErrorCode, type ErrorEnvelope, type ErrorReason, type OperationFacts } from '@gateway-minds/contract';
+import { errorCatalog, errorDocsUrl, isErrorReason, type ErrorCode, type ErrorEnvelope, type ErrorReason, type LocatedIssue, type OperationFacts } from '@gateway-minds/contract';
 import { wwwAuthenticateFor } from './challenge.js';
 
-export interface ValidationIssue {
-  location: string;
-  message: string;
-}
+/** One violated constraint of a request, as `errors[]` lists it. */
+export type ValidationIssue = LocatedIssue;
 
 export interface ApiErrorDetails<C extends ErrorCode = ErrorCode> {
   /** One of the code's catalog reasons (x-reasons): the compiler and the constructor refuse any other. */

@@ -11,7 +11,7 @@
  */
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { dereference, gatewayLimits, pruneUnreachableComponents, type ErrorCode, type JsonSchema, type OpenApiDocument, type OperationFacts } from '@gateway-minds/contract';
+import { dereference, envelopeLocation, gatewayLimits, illFormedStrings, isWellFormedText, pruneUnreachableComponents, type ErrorCode, type JsonSchema, type OpenApiDocument, type OperationFacts } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { byteLimitViolations, hasByteLimits } from './byte-limits.js';
 import { compileRequestValidation } from './compiled-request-validation.js';
@@ -147,24 +147,6 @@ function isClientAbort(err: { type?: string; code?: string } | undefined, req: R
   return req.readableAborted && (err?.code === 'ECONNRESET' || err?.type === 'stream.not.readable');
 }
 
-/** No U+0000 (PostgreSQL cannot store it) and no lone surrogate. */
-export function isWellFormedText(value: string): boolean {
-  return !value.includes('\u0000') && (value as string & { isWellFormed(): boolean }).isWellFormed();
-}
-
-/** Every string of a parsed JSON body that is not well-formed text, with its location. */
-function illFormedStrings(value: unknown, location: string, found: ValidationIssue[]): ValidationIssue[] {
-  if (found.length >= 10) return found;
-  if (typeof value === 'string') {
-    if (!isWellFormedText(value)) found.push({ location, message: 'contains U+0000 or text that is not well-formed Unicode' });
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => illFormedStrings(item, `${location}[${i}]`, found));
-  } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) illFormedStrings(item, `${location}.${key}`, found);
-  }
-  return found;
-}
-
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 function hasBody(req: Request): boolean {
@@ -188,8 +170,7 @@ const LOCATION_OF: Record<string, string> = { headers: 'header', params: 'path',
  */
 export function issueLocation(validatorPath: string): string {
   const [where = '', ...rest] = validatorPath.replace(/^\//, '').split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
-  const prefix = LOCATION_OF[where] ?? where;
-  return rest.reduce((location, segment) => (prefix === 'body' && /^\d+$/.test(segment) ? `${location}[${segment}]` : `${location}.${segment}`), prefix);
+  return envelopeLocation(LOCATION_OF[where] ?? where, rest);
 }
 
 /** Turns express-openapi-validator's errors into the catalog's codes. */
@@ -303,7 +284,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     },
   });
   const checkBodyText: RequestHandler = (req, _res, next) => {
-    const issues = req.body === undefined ? [] : illFormedStrings(req.body, 'body', []);
+    const issues = req.body === undefined ? [] : illFormedStrings(req.body, 'body');
     return issues.length ? next(new ApiError('INVALID_ARGUMENT', 'The body contains text that cannot be stored as sent.', { errors: issues })) : next();
   };
 
