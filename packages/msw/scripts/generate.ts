@@ -12,7 +12,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { dereference, operationTable, type JsonSchema, type OpenApiResponse, type OperationFacts } from '@gateway-minds/contract';
+import { dereference, operationParameters, operationTable, type JsonSchema, type OpenApiResponse, type OperationFacts } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 
 const generated = join(dirname(fileURLToPath(import.meta.url)), '../src/generated');
@@ -52,6 +52,8 @@ interface ExampleEntry {
 
 const table: Record<string, unknown> = {};
 const handlerSources: string[] = [];
+/** Per operation: what a request must be (its parameters' and body's schemas), for the opt-in request validation. */
+const requestContract: Record<string, unknown> = {};
 
 for (const facts of Object.values(operationTable) as OperationFacts[]) {
   const operation = document.paths[facts.path]?.[facts.method];
@@ -86,8 +88,17 @@ for (const facts of Object.values(operationTable) as OperationFacts[]) {
     lastPage: paginated ? lastPage : null,
     examples: entries.map((e) => [e.status, e.name]),
   };
+  const item = document.paths[facts.path]!;
+  requestContract[facts.operationId] = {
+    parameters: operationParameters(item, operation)
+      .filter((p) => p.in === 'path' || p.in === 'query' || p.in === 'header')
+      .map((p) => ({ name: p.name, in: p.in, required: p.required ?? false, schema: p.schema ?? {}, missingCode: p['x-missing-code'] ?? null })),
+    body: operation.requestBody?.content?.['application/json']?.schema ?? null,
+  };
   const cases = entries.map((e, index) => `        case ${index}:\n          return ${e.call};`).join('\n');
-  handlerSources.push(`    http.${facts.method}(${JSON.stringify(facts.path)}, ({ request, response }) => {
+  handlerSources.push(`    http.${facts.method}(${JSON.stringify(facts.path)}, async ({ request, params, response }) => {
+      const refused = await refuse(request, ${JSON.stringify(facts.operationId)}, params);
+      if (refused) return refused as never;
       const index = select(request, ${JSON.stringify(facts.operationId)});
       switch (index) {
 ${cases}
@@ -108,12 +119,28 @@ import type { OperationExamples } from '../selection.js';
 /** Per operation id: its success status, whether it needs a credential, which example is a list's last page, and its examples as [status, name], in spec order. */
 export const exampleTable = ${JSON.stringify(table, null, 2)} as const satisfies Record<string, OperationExamples>;
 
-/** One handler per operation; \`select\` picks the index of the example to answer with. */
-export function generatedHandlers(http: OpenApiHttpHandlers<paths>, select: (request: Request, operationId: keyof typeof exampleTable) => number): HttpHandler[] {
+/**
+ * One handler per operation; \`refuse\` answers a request the contract refuses (or resolves to
+ * undefined), \`select\` picks the index of the example to answer the others with.
+ */
+export function generatedHandlers(
+  http: OpenApiHttpHandlers<paths>,
+  select: (request: Request, operationId: keyof typeof exampleTable) => number,
+  refuse: (request: Request, operationId: keyof typeof exampleTable, params: Record<string, string | readonly string[] | undefined>) => Promise<Response | undefined>,
+): HttpHandler[] {
   return [
 ${handlerSources.join('\n')}
   ];
 }
+`,
+);
+writeFileSync(
+  join(generated, 'request-contract.ts'),
+  `// Generated from the contract by packages/msw/scripts/generate.ts. Do not edit.
+import type { RequestContract } from '../request-validation.js';
+
+/** Per operation id: its parameters (path-level ones merged) and its JSON body's schema, dereferenced; read only when requests are validated. */
+export const requestContract: Record<string, RequestContract> = ${JSON.stringify(requestContract)};
 `,
 );
 console.log(`msw: ${handlerSources.length} handlers generated`);
