@@ -16,7 +16,7 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { byteLimitKeywords, envelopeLocation, illFormedStrings, type ErrorCode, type JsonSchema, type LocatedIssue } from '@gateway-minds/contract';
+import { byteLimitKeywords, envelopeLocation, gatewayLimits, illFormedStrings, operationTable, type ErrorCode, type JsonSchema, type LocatedIssue } from '@gateway-minds/contract';
 
 /** What the contract says one operation's request must be. */
 export interface RequestContract {
@@ -32,10 +32,8 @@ export interface Refusal {
   errors?: LocatedIssue[];
 }
 
-/** The contract's body limit (spec/DECISIONS.md, "Per-operation body limits"; the interface's limits table). */
-export const MAX_BODY_BYTES = 64 * 1024;
 /** The one operation whose reads have their own refusal (DECISIONS, "The gateway usage body"). */
-const ORG_READ = 'gateway_getUsage';
+const ORG_READ = operationTable.gateway_getUsage.operationId;
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
@@ -72,6 +70,14 @@ function coerce(value: string, schema: JsonSchema): unknown {
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** The usage read's refusal, naming what it takes as its parameters' schemas say (`days` by its enum). */
+function orgReadRefusal(contract: RequestContract, why: string): Refusal {
+  const takes = contract.parameters
+    .filter((p) => p.in === 'query')
+    .map((p) => (Array.isArray(p.schema.enum) ? p.schema.enum.map((value) => `${p.name}=${String(value)}`).join(' or ') : `an optional ${p.name}`));
+  return { code: 'INVALID_ORG_READ', message: `The usage read ${why}; it accepts only ${takes.join(' and ')}.` };
+}
+
 /**
  * Why the contract refuses this request, or null when it accepts it. `pathParams` are MSW's
  * (already decoded). The body is read from a clone, so the handler can still read it.
@@ -92,7 +98,7 @@ export async function refusalOf(operationId: string, contract: RequestContract, 
     if (!parameter || url.searchParams.getAll(name).length > 1) {
       const why = parameter ? `repeats ${name}` : `has no query parameter ${name}`;
       return orgRead
-        ? { code: 'INVALID_ORG_READ', message: `The usage read ${why}; it accepts only days=7 or days=30 and an optional service.` }
+        ? orgReadRefusal(contract, why)
         : { code: 'INVALID_QUERY', message: 'The query parameters failed validation.', errors: [{ location: `query.${name}`, message: parameter ? 'must not be repeated' : 'is not a parameter of this operation' }] };
     }
   }
@@ -106,7 +112,7 @@ export async function refusalOf(operationId: string, contract: RequestContract, 
       // DECISIONS, "The gateway usage body": the read "takes only `days` (7 or 30)"; another value of `days` is
       // INVALID_ORG_READ, while a `service` that breaks its pattern is a query that failed validation.
       return orgRead && Array.isArray(parameter.schema.enum)
-        ? { code: 'INVALID_ORG_READ', message: `The usage read asked for ${parameter.name}=${raw}; it accepts only days=7 or days=30 and an optional service.` }
+        ? orgReadRefusal(contract, `asked for ${parameter.name}=${raw}`)
         : { code: 'INVALID_QUERY', message: 'The query parameters failed validation.', errors: problems };
     }
   }
@@ -135,12 +141,12 @@ export async function refusalOf(operationId: string, contract: RequestContract, 
   if (!contract.body) {
     if (bytes.length === 0) return null;
     return orgRead
-      ? { code: 'INVALID_ORG_READ', message: 'The usage read carried a body; it accepts only days=7 or days=30 and an optional service.' }
+      ? orgReadRefusal(contract, 'carried a body')
       : { code: 'BODY_NOT_ALLOWED', message: 'This operation takes no body.' };
   }
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type.trim())) return { code: 'JSON_REQUIRED', message: 'The body must be UTF-8 application/json.' };
-  if (bytes.length > MAX_BODY_BYTES) return { code: 'PAYLOAD_TOO_LARGE', message: `The body exceeds this operation's limit of ${MAX_BODY_BYTES} bytes.` };
+  if (bytes.length > gatewayLimits.maxBodyBytes) return { code: 'PAYLOAD_TOO_LARGE', message: `The body exceeds this operation's limit of ${gatewayLimits.maxBodyBytes} bytes.` };
   if (bytes.length === 0) return { code: 'JSON_REQUIRED', message: 'This operation needs a JSON body.' };
   let body: unknown;
   try {
