@@ -21,7 +21,7 @@ import { operationTable, type OperationFacts } from '@gateway-minds/contract';
 import { createLogger, createServiceApp, requestContext, type OperationHandler } from '@gateway-minds/service-kit';
 import { HttpClient, pool, type RawAnswer, type RawRequest } from '../src/hostile/client.js';
 import { textEdges, urlEdges } from '../src/hostile/edges.js';
-import { fixtureOf, type World } from '../src/hostile/fixture.js';
+import { fixtureOf, statelessWorld } from '../src/hostile/fixture.js';
 import { sampleHostile } from '../src/hostile/mutations.js';
 import { operations as allOperations } from '../src/hostile/spec.js';
 import { validSamples, type SampleState } from '../src/hostile/valid.js';
@@ -29,20 +29,8 @@ import { validSamples, type SampleState } from '../src/hostile/valid.js';
 const seed = 22;
 const perOperation = 120;
 
-// Identifiers in the shapes the contract gives them; nothing behind them (the handlers only echo).
-const world: World = {
-  session: 'bs_compiled_validation',
-  agentToken: 'mat_compiled_validation',
-  contextSha256: 'c'.repeat(64),
-  mindId: '3f2b8c1e-5a7d-4e9f-8b6a-1c2d3e4f5a6b',
-  scratchMindId: '4a3b2c1d-6e5f-4a7b-9c8d-0e1f2a3b4c5d',
-  ownerEvent: { storageId: '5b4c3d2e-7f60-4b8c-8d9e-1f2a3b4c5d6e', eventId: '6c5d4e3f-8071-4c9d-9eaf-2a3b4c5d6e7f' },
-  agentEvent: { storageId: '7d6e5f40-9182-4dae-afb0-3b4c5d6e7f80', eventId: '8e7f6051-a293-4ebf-b0c1-4c5d6e7f8091' },
-  groupId: 'agp_01JD5Z6Q7R8S9T0V1W2X3Y4Z5A',
-  agentId: 'a_01JD5Z6Q7R8S9T0V1W2X3Y4Z5B',
-  spareAgentId: 'a_01JD5Z6Q7R8S9T0V1W2X3Y4Z5C',
-  attachmentId: 'mat_01JD5Z6Q7R8S9T0V1W2X3Y4Z5D',
-};
+// Nothing behind the identifiers: the handlers only echo.
+const world = statelessWorld('compiled_validation');
 const fixture = fixtureOf(world);
 
 const operations = Object.values(operationTable) as OperationFacts[];

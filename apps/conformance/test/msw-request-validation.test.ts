@@ -5,7 +5,7 @@
  * that place ("Which code for a validation failure"). The handlers must answer each with that
  * code, its catalog status and an envelope the operation declares, and must still answer every
  * valid request with its example. The handlers keep no state, so the fixture's ids are any
- * valid ids (the spec's example ids); what MSW can never receive is left out and counted: what
+ * valid ids; what MSW can never receive is left out and counted: what
  * fetch cannot send (a body on a GET, a header value fetch refuses) and the gateway's transport
  * limits (path and query length).
  *
@@ -15,7 +15,7 @@ import { getResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { createHandlers } from '@gateway-minds/msw';
 import type { RawAnswer, RawRequest } from '../src/hostile/client.js';
-import { fixtureOf, type World } from '../src/hostile/fixture.js';
+import { fixtureOf, statelessWorld } from '../src/hostile/fixture.js';
 import { sampleHostile } from '../src/hostile/mutations.js';
 import { render, validParts, type HostileCase } from '../src/hostile/requests.js';
 import { describeFailure, judge } from '../src/hostile/run.js';
@@ -26,20 +26,8 @@ const perOperation = 80;
 const baseUrl = 'http://gateway.test';
 const handlers = createHandlers({ baseUrl, validateRequests: true });
 
-/** Valid values of the spec's own example ids: the handlers keep no state, so any valid id is an existing one. */
-const world: World = {
-  session: 'bs_msw_session',
-  agentToken: 'at_msw_agent',
-  contextSha256: '4f9c2b7e1a0d3c6b5e8f7a9d2c1b0e3f6a5d4c7b8e9f0a1b2c3d4e5f6a7b8c9d',
-  mindId: '3f2b8c1e-5a7d-4e9f-8b6a-1c2d3e4f5a6b',
-  scratchMindId: '3f2b8c1e-5a7d-4e9f-8b6a-1c2d3e4f5a6b',
-  ownerEvent: { storageId: '7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f', eventId: 'evt-1' },
-  agentEvent: { storageId: '7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f', eventId: 'evt-2' },
-  groupId: 'agp_01JD3M8Q4Z9X7V6T5S4R3P2N1M',
-  agentId: 'a_01JD3MA2B3C4D5E6F7G8H9J0KM',
-  spareAgentId: 'a_01JD3MB7C8D9E0F1G2H3J4K5MN',
-  attachmentId: 'mat_01JD3M9A7B6C5D4E3F2G1H0J9K',
-};
+// The handlers keep no state: any identifier of the right shape is an existing one.
+const world = statelessWorld('msw');
 const fixture = fixtureOf(world);
 
 /** The request as fetch builds it; undefined when fetch cannot send it at all. */

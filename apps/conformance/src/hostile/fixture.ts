@@ -141,6 +141,26 @@ export async function buildWorld(stack: Stack, client: HttpClient): Promise<Worl
   };
 }
 
+/**
+ * A world of identifiers in the shapes the contract gives them, with nothing behind them: for
+ * servers and mocks that keep no state (an echoing app, the MSW handlers). `label` names its tokens.
+ */
+export function statelessWorld(label: string): World {
+  return {
+    session: `bs_${label}`,
+    agentToken: `mat_${label}`,
+    contextSha256: 'c'.repeat(64),
+    mindId: '3f2b8c1e-5a7d-4e9f-8b6a-1c2d3e4f5a6b',
+    scratchMindId: '4a3b2c1d-6e5f-4a7b-9c8d-0e1f2a3b4c5d',
+    ownerEvent: { storageId: '5b4c3d2e-7f60-4b8c-8d9e-1f2a3b4c5d6e', eventId: '6c5d4e3f-8071-4c9d-9eaf-2a3b4c5d6e7f' },
+    agentEvent: { storageId: '7d6e5f40-9182-4dae-afb0-3b4c5d6e7f80', eventId: '8e7f6051-a293-4ebf-b0c1-4c5d6e7f8091' },
+    groupId: 'agp_01JD5Z6Q7R8S9T0V1W2X3Y4Z5A',
+    agentId: 'a_01JD5Z6Q7R8S9T0V1W2X3Y4Z5B',
+    spareAgentId: 'a_01JD5Z6Q7R8S9T0V1W2X3Y4Z5C',
+    attachmentId: 'mat_01JD5Z6Q7R8S9T0V1W2X3Y4Z5D',
+  };
+}
+
 const agentSchemes = new Set<string>([credentialSchemes.agent_credential.scheme, credentialSchemes.agent_token.scheme]);
 export const isAgentOperation = (operation: OperationSpec) => operation.facts.security.some((s) => agentSchemes.has(s.scheme));
 
