@@ -18,14 +18,15 @@ interface CatalogEntrySchema {
   'x-reasons'?: Record<string, string>;
 }
 
-/** The Error schema's own rule for a `reason` (Error.yaml): a listed reason must be one an envelope can carry. */
-const REASON_PATTERN = /^[a-z][a-z0-9_]*$/;
-const REASON_MAX_LENGTH = 64;
-
 export function deriveErrorCatalog(doc: OpenApiDocument): Record<string, ErrorCatalogFacts> {
   const schema = doc.components?.schemas?.ErrorCode as { oneOf?: CatalogEntrySchema[] } | undefined;
   if (!schema?.oneOf) throw new Error('components.schemas.ErrorCode must be a oneOf of const entries');
   const catalog: Record<string, ErrorCatalogFacts> = {};
+  // A listed reason must be one the envelope can carry: the Error schema's own rule for `reason`.
+  const reasonSchema = (doc.components?.schemas?.Error as { properties?: Record<string, { pattern?: string; maxLength?: number }> } | undefined)?.properties?.reason;
+  if (!reasonSchema?.pattern || !reasonSchema.maxLength) throw new Error('components.schemas.Error must give `reason` a pattern and a maxLength');
+  const reasonPattern = new RegExp(reasonSchema.pattern, 'u');
+  const reasonMaxLength = reasonSchema.maxLength;
   for (const entry of schema.oneOf) {
     if (catalog[entry.const]) throw new Error(`error code ${entry.const} is listed twice`);
     const challenge = entry['x-challenge'];
@@ -34,7 +35,7 @@ export function deriveErrorCatalog(doc: OpenApiDocument): Record<string, ErrorCa
     if (challenge && challenge.scheme !== 'Bearer' && challenge.scheme !== 'DPoP') throw new Error(`error code ${entry.const}: x-challenge.scheme is Bearer or DPoP`);
     const reasons = entry['x-reasons'] ?? {};
     for (const [reason, meaning] of Object.entries(reasons)) {
-      if (!REASON_PATTERN.test(reason) || reason.length > REASON_MAX_LENGTH) throw new Error(`error code ${entry.const}: reason ${reason} is not snake_case of at most ${REASON_MAX_LENGTH} characters`);
+      if (!reasonPattern.test(reason) || reason.length > reasonMaxLength) throw new Error(`error code ${entry.const}: reason ${reason} does not match the Error schema's \`reason\` (${reasonSchema.pattern}, at most ${reasonMaxLength} characters)`);
       if (typeof meaning !== 'string' || meaning.trim() === '') throw new Error(`error code ${entry.const}: reason ${reason} needs a description`);
     }
     catalog[entry.const] = {

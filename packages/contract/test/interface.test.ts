@@ -122,12 +122,13 @@ describe('error codes', () => {
 
   // DECISIONS "Error reasons": a listed reason is one the Error schema admits, with its meaning.
   it.each([
-    ['a reason that is not snake_case', { NotFound: 'x' }, /not snake_case/],
-    ['a reason longer than the envelope admits', { ['a'.repeat(65)]: 'x' }, /not snake_case of at most 64/],
+    ['a reason that is not snake_case', { NotFound: 'x' }, /reason NotFound does not match the Error schema's `reason`/],
+    ['a reason longer than the envelope admits', { ['a'.repeat(65)]: 'x' }, /does not match the Error schema's `reason` \(.*, at most 64 characters\)/],
     ['a reason without a meaning', { mind_not_found: ' ' }, /needs a description/],
   ])('the build refuses %s', (_name, reasons, message) => {
     const entry = { const: 'NOT_FOUND', description: 'not found', 'x-status': 404, 'x-type': 'not_found', 'x-reasons': reasons };
-    expect(() => deriveErrorCatalog({ ...bundled, components: { schemas: { ErrorCode: { oneOf: [entry] } } } } as typeof bundled)).toThrow(message);
+    const schemas = { ...bundled.components!.schemas, ErrorCode: { oneOf: [entry] } };
+    expect(() => deriveErrorCatalog({ ...bundled, components: { ...bundled.components, schemas } } as typeof bundled)).toThrow(message);
   });
 
   // The fixture above is a transcription; when the interface itself sits
