@@ -20,6 +20,7 @@ import {
   type Mind,
 } from '@gateway-minds/client';
 import { toCallInput } from '@gateway-minds/client/inputs';
+import { errorCatalog } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { commands, GLOBAL_FLAGS, type Command, type Flag } from './commands.js';
 import { commandHelp, mainHelp } from './help.js';
@@ -117,7 +118,11 @@ export function describeError(error: unknown): string {
     if (error.docsUrl) lines.push(`  docs_url:   ${error.docsUrl}`);
     if (error.requestId) lines.push(`  request_id: ${error.requestId}`);
     if (error.requiredScope) lines.push(`  required_scope: ${error.requiredScope}`);
-    if (error.reason) lines.push(`  reason:     ${error.reason}`);
+    if (error.reason) {
+      // What the catalog says the reason means (ErrorCode.yaml, x-reasons), when this client's catalog lists it.
+      const meaning = error.code ? (errorCatalog[error.code].reasons as Record<string, string>)[error.reason] : undefined;
+      lines.push(`  reason:     ${error.reason}${meaning ? ` (${meaning})` : ''}`);
+    }
     if (error.layer) lines.push(`  layer:      ${error.layer}`);
     for (const violation of error.errors ?? []) lines.push(`  - ${violation.location}: ${violation.message}`);
     if (error.retryAfter !== undefined) lines.push(`  retry after ${error.retryAfter} s`);

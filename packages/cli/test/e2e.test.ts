@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorCatalog } from '@gateway-minds/contract';
 import { startStack, type Stack } from '@gateway-minds/testkit';
 import { spawnCli } from './support/run.js';
 
@@ -88,7 +89,9 @@ describe('gateway-minds against the real stack', () => {
     const result = await spawnCli(['minds_getMind', '--mind-id', randomUUID()], env);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^error: NOT_FOUND \(404 not_found\): .+\n  docs_url: +\S+errors\.html#NOT_FOUND\n  request_id: req_[0-9A-Z]{26}\n  reason: +mind_not_found\n$/);
+    expect(result.stderr).toMatch(/^error: NOT_FOUND \(404 not_found\): .+\n  docs_url: +\S+errors\.html#NOT_FOUND\n  request_id: req_[0-9A-Z]{26}\n  reason: +mind_not_found \(.+\)\n$/);
+    // The reason's meaning is the catalog's (ErrorCode.yaml, x-reasons).
+    expect(result.stderr).toContain(`mind_not_found (${errorCatalog.NOT_FOUND.reasons.mind_not_found})`);
     const noToken = await spawnCli(['gateway_getPrincipal'], { GATEWAY_MINDS_URL: stack.url });
     expect(noToken.code).toBe(1);
     expect(noToken.stderr).toContain('BEARER_REQUIRED');
