@@ -107,6 +107,13 @@ describe('the MSW handlers', () => {
         for await (const page of method.pages()) pages.push(page);
         expect(pages.length, `${id} from ${name}`).toBeLessThanOrEqual(2);
         expect(pages.at(-1)!.next_cursor).toBeNull();
+        // The operation's description: "ordered by `created_at`, then `mind_id`", and a page's `next_cursor` is
+        // passed as `after` to read what follows: so a walk meets every Mind once, in that order.
+        const walked = pages.flatMap((page) => page.items);
+        expect(new Set(walked.map((m) => m.mind_id)).size, `${id} from ${name}: a Mind met twice`).toBe(walked.length);
+        const order = (m: { created_at: string; mind_id: string }) => `${m.created_at} ${m.mind_id}`;
+        expect(walked.map(order), `${id} from ${name}`).toEqual(walked.map(order).sort());
+        for (const page of pages.slice(0, -1)) expect(page.next_cursor).toBe(page.items.at(-1)!.mind_id);
         expect(log.flatMap(specProblems)).toEqual([]);
         expect(log.map((e) => e.status)).toEqual(pages.map(() => status));
       }
