@@ -134,6 +134,15 @@ ${handlerSources.join('\n')}
 }
 `,
 );
+/** The docs site the spec's error examples link to (`<base>/errors.html#<CODE>`): refusals link there too. */
+const docsBases = new Set<string>();
+JSON.stringify(document, (key, value: unknown) => {
+  if (key === 'docs_url' && typeof value === 'string') docsBases.add(value.replace(/\/errors\.html#[A-Z0-9_]+$/, ''));
+  return value;
+});
+if (docsBases.size !== 1) throw new Error(`the spec's error examples name ${docsBases.size} docs sites, not one: ${[...docsBases].join(', ')}`);
+const [exampleDocsBaseUrl] = docsBases;
+
 writeFileSync(
   join(generated, 'request-contract.ts'),
   `// Generated from the contract by packages/msw/scripts/generate.ts. Do not edit.
@@ -141,6 +150,9 @@ import type { RequestContract } from '../request-validation.js';
 
 /** Per operation id: its parameters (path-level ones merged) and its JSON body's schema, dereferenced; read only when requests are validated. */
 export const requestContract: Record<string, RequestContract> = ${JSON.stringify(requestContract)};
+
+/** The docs site the spec's error examples link to. */
+export const exampleDocsBaseUrl = ${JSON.stringify(exampleDocsBaseUrl)};
 `,
 );
 console.log(`msw: ${handlerSources.length} handlers generated`);

@@ -12,8 +12,9 @@
 import { errorCatalog, errorDocsUrl, type OperationId, type paths } from '@gateway-minds/contract';
 import type { HttpHandler } from 'msw';
 import { createOpenApiHttp } from 'openapi-msw';
+import { ulid } from 'ulid';
 import { exampleTable, generatedHandlers } from './generated/handlers.js';
-import { requestContract } from './generated/request-contract.js';
+import { exampleDocsBaseUrl, requestContract } from './generated/request-contract.js';
 import { refusalOf, type Refusal } from './request-validation.js';
 import { chooseExample, type ExampleChoice } from './selection.js';
 
@@ -37,20 +38,11 @@ export interface HandlerOptions {
   docsBaseUrl?: string;
 }
 
-/** The docs base the spec's error examples link to (`<docs site>/errors.html#<CODE>`). */
-const EXAMPLE_DOCS_BASE = 'http://127.0.0.1:8080/docs';
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-/** A request id of the servers' shape (`req_` and 26 Crockford base-32 characters). */
-function requestId(): string {
-  const random = crypto.getRandomValues(new Uint8Array(26));
-  return `req_${Array.from(random, (byte) => CROCKFORD[byte % 32]).join('')}`;
-}
-
 /** The error envelope the servers send for a refusal (DECISIONS, "The envelope"). */
 function refusalResponse(refusal: Refusal, docsBaseUrl: string): Response {
   const facts = errorCatalog[refusal.code];
-  const id = requestId();
+  // A request id as the servers make one (service-kit's newRequestId): `req_` and a ULID.
+  const id = `req_${ulid()}`;
   const error = { code: refusal.code, type: facts.type, message: refusal.message, docs_url: errorDocsUrl(docsBaseUrl, refusal.code), request_id: id, ...(refusal.errors?.length ? { errors: refusal.errors } : {}) };
   return new Response(JSON.stringify({ error }), { status: facts.status, headers: { 'content-type': 'application/json', 'x-request-id': id } });
 }
@@ -58,7 +50,7 @@ function refusalResponse(refusal: Refusal, docsBaseUrl: string): Response {
 /** One handler per operation of the contract, in spec order. */
 export function createHandlers(options: HandlerOptions = {}): HttpHandler[] {
   const http = createOpenApiHttp<paths>({ baseUrl: options.baseUrl ?? '*' });
-  const docsBaseUrl = options.docsBaseUrl ?? EXAMPLE_DOCS_BASE;
+  const docsBaseUrl = options.docsBaseUrl ?? exampleDocsBaseUrl;
   return generatedHandlers(
     http,
     (request, operationId) => chooseExample(operationId, exampleTable[operationId], request, options.prefer?.[operationId as OperationId]),

@@ -60,7 +60,10 @@ function issues(errors: ErrorObject[] | null | undefined, prefix: string): Locat
   });
 }
 
-/** A parameter's text as its schema's type reads it (a query or header carries text only). */
+/**
+ * A parameter's text as its schema's type reads it (a query or header carries text only). Not Ajv's
+ * `coerceTypes`: it turns an empty string into 0, which the servers refuse.
+ */
 function coerce(value: string, schema: JsonSchema): unknown {
   const types = ([] as unknown[]).concat(schema.type ?? []);
   if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value)) return Number(value);
