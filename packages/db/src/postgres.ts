@@ -4,6 +4,7 @@ import { migrate, type MigrationConnection } from './migrations.js';
 import { typeParsers } from './parsers.js';
 import { pageCostSettings } from './planner.js';
 import { MAX_NAMED_STATEMENTS, preparedStatementStale } from './prepared-statements.js';
+import { DescribedOnceQuery } from './postgres-statements.js';
 import { assertNotInTransaction, isolationSql, runInTransactionScope } from './scope.js';
 import type { Database, OpenDatabaseOptions, QueryOptions, QueryResult, Queryable, TransactionOptions } from './types.js';
 
@@ -100,13 +101,19 @@ async function transact<T>(client: pg.PoolClient, begin: string, fn: () => Promi
  * parameters, as on PGlite: one statement per query() on both drivers; exec() takes several), and
  * from then on only bound and executed: the server neither parses nor analyses it again, and after
  * five calls it may reuse one plan (measured on the forwarded getMind: the server's CPU per request
- * fell from 167 to 85 µs). Past the bound, and with `planEachCall`, a statement runs unnamed,
+ * fell from 167 to 85 µs). Its result columns are described on its first call on a connection only
+ * (postgres-statements.ts). Past the bound, and with `planEachCall`, a statement runs unnamed,
  * parsed and planned for each call. A statement left stale by another replica's migration is
  * refused (preparedStatementStale); the connection holding it is not used again.
  */
 const statementNames = new Map<string, string>();
 
-function statement(sql: string, params: unknown[] = [], options: QueryOptions | undefined): pg.QueryConfig {
+/** Where a statement runs: the pool (any idle connection) or a transaction's connection. */
+interface StatementTarget {
+  query(query: pg.Submittable, callback: (error: Error | null, result: pg.QueryResult) => void): unknown;
+}
+
+function run<Row>(on: pg.Pool | pg.PoolClient, sql: string, params: unknown[] = [], options: QueryOptions | undefined): Promise<QueryResult<Row>> {
   let name: string | undefined;
   if (!options?.planEachCall) {
     name = statementNames.get(sql);
@@ -116,10 +123,13 @@ function statement(sql: string, params: unknown[] = [], options: QueryOptions | 
     }
   }
   // Unnamed statements too go through the extended protocol, which takes exactly one statement
-  // (pg's `queryMode`, which @types/pg does not declare: built in a variable, so TypeScript's
-  // excess-property check on a literal QueryConfig does not refuse it).
+  // (pg's `queryMode`, which @types/pg does not declare).
   const config = { name, text: sql, values: params, queryMode: 'extended' as const };
-  return config;
+  const query = name === undefined ? new pg.Query(config) : new DescribedOnceQuery(config);
+  // With a callback, both the pool and a client run a query object and answer through it.
+  return new Promise((resolve, reject) => {
+    (on as unknown as StatementTarget).query(query as unknown as pg.Submittable, (error, result) => (error ? reject(error) : resolve(toResult<Row>(result))));
+  });
 }
 
 function toResult<Row>(result: pg.QueryResult): QueryResult<Row> {
@@ -134,14 +144,14 @@ class PostgresDatabase implements Database {
   async query<Row = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<Row>> {
     assertNotInTransaction(this);
     try {
-      return toResult<Row>(await this.pool.query(statement(sql, params, options)));
+      return await run<Row>(this.pool, sql, params, options);
     } catch (error) {
       if (!preparedStatementStale(error)) throw classifyDatabaseError(error);
       // pg-pool has destroyed the connection, and its statements with it; nothing was done, so
       // the statement runs once more, unnamed, as other connections may hold the same stale one.
-      return toResult<Row>(await this.pool.query(statement(sql, params, { planEachCall: true })).catch((retryError: unknown) => {
+      return await run<Row>(this.pool, sql, params, { planEachCall: true }).catch((retryError: unknown) => {
         throw classifyDatabaseError(retryError);
-      }));
+      });
     }
   }
 
@@ -164,7 +174,7 @@ class PostgresDatabase implements Database {
     const tx: Queryable = {
       query: async <Row>(sql: string, params?: unknown[], options?: QueryOptions) => {
         try {
-          return toResult<Row>(await client.query(statement(sql, params, options)));
+          return await run<Row>(client, sql, params, options);
         } catch (error) {
           // The transaction has failed; the connection holding the stale statement is not reused.
           if (preparedStatementStale(error)) stale = error as Error;

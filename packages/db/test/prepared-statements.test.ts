@@ -1,13 +1,17 @@
 /**
  * Both drivers prepare a parameterised statement once (per PostgreSQL connection, per PGlite
  * backend) and reuse it; `planEachCall` keeps a statement unnamed; a statement whose result columns
- * changed under it is prepared again; values of every kind travel as `pg` sends them.
+ * changed under it is prepared again; values of every kind travel as `pg` sends them. On PostgreSQL
+ * a named statement's result columns are described on its first call on a connection only.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import type { Database, Queryable } from '../src/index.js';
-import { cleanUp, drivers, migrationsDir, target } from './support/db.js';
+import { typeParsers } from '../src/parsers.js';
+import { DescribedOnceQuery } from '../src/postgres-statements.js';
+import { cleanUp, drivers, migrationsDir, postgresUrl, target, uniqueSchema } from './support/db.js';
 
 afterAll(cleanUp);
 
@@ -159,5 +163,70 @@ describe('statements on pglite', () => {
     for (let i = 0; i < 5000; i++) await db.query(sql, [0]);
     gc();
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(2 * 2 ** 20);
+  });
+});
+
+describe.runIf(postgresUrl)('statements described once per connection on postgres', () => {
+  // One raw connection, so the row descriptions the server sends it can be counted.
+  let client: pg.Client;
+  let schemaName: string;
+  const descriptions = () => descriptionCount;
+  let descriptionCount = 0;
+  beforeAll(async () => {
+    schemaName = uniqueSchema();
+    client = new pg.Client({ connectionString: postgresUrl, types: typeParsers() });
+    await client.connect();
+    await client.query(`CREATE SCHEMA ${schemaName}; SET search_path = ${schemaName};
+      CREATE TABLE rows (id integer PRIMARY KEY, label text, doc jsonb, at timestamptz, big bigint, day date);
+      INSERT INTO rows VALUES (1, 'a', '{"k": [1]}', '2026-11-25T01:00:00.5Z', 9007199254740991, '2026-11-25'), (2, NULL, NULL, NULL, NULL, NULL);`);
+    (client as unknown as { connection: { on(event: string, listener: () => void): void } }).connection.on('rowDescription', () => {
+      descriptionCount += 1;
+    });
+    return () => client.end();
+  });
+
+  function call(name: string, text: string, values: unknown[]): Promise<pg.QueryResult> {
+    return new Promise((resolve, reject) => {
+      const query = new DescribedOnceQuery({ name, text, values });
+      (client as unknown as { query(q: unknown, cb: (e: Error | null, r: pg.QueryResult) => void): void }).query(query, (error, result) =>
+        error ? reject(error) : resolve(result),
+      );
+    });
+  }
+
+  it('describes a statement on its first call only, and reads every later row by that description', async () => {
+    const sql = 'SELECT * FROM rows WHERE id = $1';
+    const before = descriptions();
+    const first = await call('by_id', sql, [1]);
+    const expected = { id: 1, label: 'a', doc: { k: [1] }, at: new Date('2026-11-25T01:00:00.5Z'), big: 2 ** 53 - 1, day: '2026-11-25' };
+    expect(first.rows).toEqual([expected]);
+    expect((await call('by_id', sql, [1])).rows).toEqual([expected]);
+    expect((await call('by_id', sql, [2])).rows).toEqual([{ id: 2, label: null, doc: null, at: null, big: null, day: null }]);
+    expect((await call('by_id', sql, [3])).rows).toEqual([]);
+    expect(descriptions() - before).toBe(1);
+  });
+
+  it('describes again after a call failed, as a statement left stale by DDL fails', async () => {
+    const sql = 'SELECT label FROM rows WHERE id = $1';
+    const before = descriptions();
+    expect((await call('label_by_id', sql, ['1'])).rows).toEqual([{ label: 'a' }]);
+    await expect(call('label_by_id', sql, ['one'])).rejects.toMatchObject({ code: '22P02' });
+    expect((await call('label_by_id', sql, ['1'])).rows).toEqual([{ label: 'a' }]);
+    expect((await call('label_by_id', sql, ['2'])).rows).toEqual([{ label: null }]);
+    expect(descriptions() - before).toBe(2);
+  });
+
+  it('fails only the call whose value cannot be sent', async () => {
+    const sql = 'SELECT id FROM rows WHERE label = $1';
+    expect((await call('by_label', sql, ['a'])).rows).toEqual([{ id: 1 }]);
+    const unsendable = {
+      toPostgres() {
+        throw new Error('cannot be sent');
+      },
+    };
+    await expect(call('by_label', sql, [unsendable])).rejects.toThrow('cannot be sent');
+    // As pg's own Query, the statement is closed on the server when a value cannot be sent: under
+    // another name the same text prepares and runs again.
+    expect((await call('by_label_again', sql, ['a'])).rows).toEqual([{ id: 1 }]);
   });
 });
