@@ -29,14 +29,16 @@ export interface GatewayRouteDeps {
 
 const usageDays = (openapiDocument.components!.schemas!.UsageDays as { enum: number[] }).enum;
 const usageOperation = operationTable.gateway_getUsage;
+/** "days=7 or days=30", from the spec's UsageDays, for the refusal's message. */
+const acceptedDays = usageDays.map((days) => `days=${days}`).join(' or ');
 
 /**
- * An organization usage read takes only `days` (7 or 30) and `service`, each
+ * An organization usage read takes only `days` (UsageDays) and `service`, each
  * once, on the canonical path, with no body; anything else is INVALID_ORG_READ
  * (spec/DECISIONS.md, "The gateway usage body").
  */
 export const usageReadGuard: RequestHandler = (req, _res, next) => {
-  const refuse = (why: string) => next(new ApiError('INVALID_ORG_READ', `The usage read ${why}; it accepts only days=7 or days=30 and an optional service.`));
+  const refuse = (why: string) => next(new ApiError('INVALID_ORG_READ', `The usage read ${why}; it accepts only ${acceptedDays} and an optional service.`));
   if (req.headers['content-length'] && req.headers['content-length'] !== '0') return refuse('carried a body');
   if (req.headers['transfer-encoding']) return refuse('carried a body');
   if (req.path !== usageOperation.path) return refuse('used a non-canonical path');
