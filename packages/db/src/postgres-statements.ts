@@ -11,10 +11,11 @@
  * Measured on the Minds row read (24 columns, 10 concurrent callers): 29–37 µs of the client's CPU
  * per call with `pg`'s Query, 18–23 µs with this one; the server's fell from 23–26 to 18–22 µs.
  *
- * This subclasses `pg`'s Query and uses what it keeps of a result (`Result.fields`, `_parsers`,
- * `_prebuiltEmptyResultObject`) and of a connection (`parsedStatements`), which `pg` does not
- * document: the package pins `pg` to a minor version, and prepared-statements.test.ts checks on
- * PostgreSQL that a statement is described once per connection and reads the same rows after.
+ * This subclasses `pg`'s Query, replaces its prepare, and uses what it keeps of a result
+ * (`Result.fields`, `_parsers`, `_prebuiltEmptyResultObject`) and of a connection (its protocol
+ * messages, `submittedNamedStatements`), which `pg` does not document: the package pins `pg` to a
+ * minor version, and prepared-statements.test.ts checks on PostgreSQL that a statement is described
+ * once per connection, reads the same rows after, and survives a value that cannot be sent.
  */
 import pg from 'pg';
 import pgUtils from 'pg/lib/utils.js';
@@ -34,8 +35,11 @@ interface QueryInternals {
   values: unknown[];
   binary?: boolean;
   rows?: number;
+  types?: unknown;
   callback?: unknown;
   _accumulateRows: boolean;
+  _canceledDueToError: Error | false;
+  hasBeenParsed(connection: Connection): boolean;
   _result: { fields: unknown[]; _parsers: unknown[]; _prebuiltEmptyResultObject: Record<string, null> };
   listeners(event: 'row'): unknown[];
   handleError(error: Error, connection: Connection): void;
@@ -43,14 +47,14 @@ interface QueryInternals {
 }
 
 interface Connection {
-  parsedStatements: Record<string, string>;
+  submittedNamedStatements: Record<string, string>;
+  parse(config: { text: string; name: string; types: unknown }): void;
+  describe(config: { type: 'P'; name: string }): void;
   bind(config: { portal: string; statement: string; values: unknown[]; binary?: boolean; valueMapper: unknown }): void;
-  close(config: { type: 'S'; name: string }): void;
   sync(): void;
 }
 
 const QueryBase = pg.Query as unknown as new (config: pg.QueryConfig) => QueryInternals & {
-  prepare(connection: Connection): void;
   submit(connection: Connection): Error | null;
   handleRowDescription(message: { fields: unknown[] }): void;
   handleError(error: Error, connection: Connection): void;
@@ -68,28 +72,36 @@ export class DescribedOnceQuery extends QueryBase {
     return super.submit(connection);
   }
 
-  override prepare(connection: Connection): void {
+  /**
+   * pg's own prepare, except that a described statement is not described again, and that a value
+   * that cannot be sent leaves the statement prepared: pg's closes it on the server but still counts
+   * it as prepared, so the connection's next call of it failed with 26000 (a transaction's
+   * connection goes back to the pool). Here the error is answered once the server has synced.
+   */
+  prepare(connection: Connection): void {
     const name = this.name!;
-    const described = describedOn.get(connection)?.get(name);
-    if (described === undefined || connection.parsedStatements[name] !== this.text) {
-      super.prepare(connection);
-      return;
+    const parsed = this.hasBeenParsed(connection);
+    if (!parsed) {
+      connection.parse({ text: this.text, name, types: this.types });
+      connection.submittedNamedStatements[name] = this.text;
     }
-    // What handleRowDescription would have set up from the description the server no longer sends.
-    const result = this._result;
-    result.fields = described.fields;
-    result._parsers = described.parsers;
-    result._prebuiltEmptyResultObject = described.emptyRow;
-    this._accumulateRows = Boolean(this.callback) || this.listeners('row').length === 0;
     try {
       connection.bind({ portal: this.portal, statement: name, values: this.values, binary: this.binary, valueMapper: pgUtils.prepareValue });
     } catch (error) {
-      // As pg's own prepare does when a value cannot be sent: the statement is closed on the server.
-      forget(connection, name);
-      connection.close({ type: 'S', name });
+      this._canceledDueToError = error as Error;
       connection.sync();
-      this.handleError(error as Error, connection);
       return;
+    }
+    const described = parsed ? describedOn.get(connection)?.get(name) : undefined;
+    if (described === undefined) {
+      connection.describe({ type: 'P', name: this.portal });
+    } else {
+      // What handleRowDescription would have set up from the description the server no longer sends.
+      const result = this._result;
+      result.fields = described.fields;
+      result._parsers = described.parsers;
+      result._prebuiltEmptyResultObject = described.emptyRow;
+      this._accumulateRows = Boolean(this.callback) || this.listeners('row').length === 0;
     }
     this._getRows(connection, this.rows);
   }

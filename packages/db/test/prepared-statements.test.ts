@@ -119,6 +119,19 @@ describe.each(drivers)('prepared statements on %s', (driver) => {
     expect((await db.transaction((tx) => tx.query(sql, [2]))).rows).toEqual([{ id: 2, label: 'b', note: null, extra: null }]);
   });
 
+  it('fails only the call whose value cannot be sent, in a transaction too, and runs the statement after', async () => {
+    const sql = 'SELECT id FROM items WHERE label = $1';
+    // pg's prepareValue sends an object as JSON: a BigInt inside cannot be.
+    const unsendable = { n: 1n };
+    expect((await db.query(sql, ['a'])).rows).toEqual([{ id: 1 }]);
+    await expect(db.query(sql, [unsendable])).rejects.toThrow(/BigInt/);
+    expect((await db.query(sql, ['a'])).rows).toEqual([{ id: 1 }]);
+    await expect(db.transaction((tx) => tx.query(sql, [unsendable]))).rejects.toThrow(/BigInt/);
+    // With one connection, this runs where the failed call ran.
+    expect((await db.query(sql, ['b'])).rows).toEqual([{ id: 2 }]);
+    expect((await db.transaction((tx) => tx.query(sql, ['a']))).rows).toEqual([{ id: 1 }]);
+  });
+
   it('stores and finds every hostile string as sent, and runs nothing it carries', async () => {
     for (const [id, body] of hostile.entries()) {
       expect((await db.query('INSERT INTO notes (id, body) VALUES ($1, $2)', [id, body])).rowCount).toBe(1);
@@ -216,7 +229,7 @@ describe.runIf(postgresUrl)('statements described once per connection on postgre
     expect(descriptions() - before).toBe(2);
   });
 
-  it('fails only the call whose value cannot be sent', async () => {
+  it('fails only the call whose value cannot be sent, and keeps its statement prepared', async () => {
     const sql = 'SELECT id FROM rows WHERE label = $1';
     expect((await call('by_label', sql, ['a'])).rows).toEqual([{ id: 1 }]);
     const unsendable = {
@@ -225,8 +238,10 @@ describe.runIf(postgresUrl)('statements described once per connection on postgre
       },
     };
     await expect(call('by_label', sql, [unsendable])).rejects.toThrow('cannot be sent');
-    // As pg's own Query, the statement is closed on the server when a value cannot be sent: under
-    // another name the same text prepares and runs again.
-    expect((await call('by_label_again', sql, ['a'])).rows).toEqual([{ id: 1 }]);
+    // The statement stays prepared on the connection (pg's own Query closed it on the server while
+    // still counting it as prepared: the next call failed with 26000).
+    expect((await call('by_label', sql, ['a'])).rows).toEqual([{ id: 1 }]);
+    const { rows } = await client.query<{ name: string }>('SELECT name FROM pg_prepared_statements');
+    expect(rows.map((row) => row.name)).toContain('by_label');
   });
 });
