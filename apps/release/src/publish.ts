@@ -1,7 +1,7 @@
 /**
  * npm run release:publish -- [--dry-run]
  *
- * Publishes the contract, client, CLI and MCP packages (built) in dependency order, each with
+ * Publishes the contract, client, CLI, MCP and MSW packages (built) in dependency order, each with
  * `npm publish --provenance`, skipping a version the registry already has. The release workflow runs
  * it on main after CI is green; CI runs it with --dry-run (no token, nothing leaves the machine, no
  * provenance: npm makes provenance only on a real publish from a CI provider).

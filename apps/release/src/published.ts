@@ -15,6 +15,7 @@ export const publishedPackages = [
   { name: '@gateway-minds/client', dir: 'packages/client' },
   { name: '@gateway-minds/cli', dir: 'packages/cli' },
   { name: '@gateway-minds/mcp', dir: 'packages/mcp' },
+  { name: '@gateway-minds/msw', dir: 'packages/msw' },
 ] as const;
 
 export interface PackageManifest {

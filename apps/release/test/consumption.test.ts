@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { errorCatalog, operationIds, operationPath } from '@gateway-minds/contract';
+import { errorCatalog, operationIds, operationPath, operationTable } from '@gateway-minds/contract';
 import { startStack, type IssuedCredential, type Stack } from '@gateway-minds/testkit';
+import { dereferenced } from '@gateway-minds/testkit/contract-judge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishedPackages, readManifest, repoRoot } from '../src/published.js';
 
@@ -51,6 +52,7 @@ beforeAll(async () => {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2));
   await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs.map((t) => join(packs, t.filename))], { cwd: project, env: cleanEnv() });
   copyFileSync(join(import.meta.dirname, '../fixture/consumer.ts'), join(project, 'consumer.ts'));
+  copyFileSync(join(import.meta.dirname, '../fixture/mock-consumer.ts'), join(project, 'mock-consumer.ts'));
   // The README's snippet as a module of its own; `process` declared, as a browser bundle would not have it.
   writeFileSync(join(project, 'readme.ts'), `declare const process: { env: Record<string, string | undefined> };\n${readmeBlocks('ts')[0]}\nexport {};\n`);
   stack = await startStack();
@@ -78,7 +80,7 @@ describe('npm pack of the published packages', () => {
   it('installs in an empty project outside the workspace: one copy of each, from the tarballs, at its version', () => {
     const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; resolved?: string }> };
     const ours = Object.entries(lock.packages).filter(([path]) => /(^|\/)node_modules\/@gateway-minds\//.test(path));
-    // The client, CLI and MCP server share the contract (and the client) installed beside them: no nested or registry copy.
+    // The client, CLI, MCP server and MSW handlers share the contract (and the client) installed beside them: no nested or registry copy.
     expect(ours.map(([path]) => path).sort()).toEqual(publishedPackages.map((p) => `node_modules/${p.name}`).sort());
     for (const [path, entry] of ours) {
       const name = path.replace(/^node_modules\//, '');
@@ -92,13 +94,13 @@ describe('a consumer of the installed tarballs', () => {
   const base = { target: 'ES2022', lib: ['ES2023', 'DOM', 'DOM.Iterable'], types: [], strict: true, skipLibCheck: false };
 
   it('type-checks and compiles with module and moduleResolution nodenext (ESM)', async () => {
-    writeFileSync(join(project, 'tsconfig.nodenext.json'), JSON.stringify({ compilerOptions: { ...base, module: 'NodeNext', moduleResolution: 'NodeNext', outDir: 'out' }, files: ['consumer.ts', 'readme.ts'] }));
+    writeFileSync(join(project, 'tsconfig.nodenext.json'), JSON.stringify({ compilerOptions: { ...base, module: 'NodeNext', moduleResolution: 'NodeNext', outDir: 'out' }, files: ['consumer.ts', 'mock-consumer.ts', 'readme.ts'] }));
     const result = await run(process.execPath, [tsc, '-p', 'tsconfig.nodenext.json'], { cwd: project }).catch((e) => e);
     expect(`${result.stdout}${result.stderr ?? ''}`).toBe('');
   });
 
   it('type-checks with moduleResolution bundler', async () => {
-    writeFileSync(join(project, 'tsconfig.bundler.json'), JSON.stringify({ compilerOptions: { ...base, module: 'ESNext', moduleResolution: 'Bundler', noEmit: true }, files: ['consumer.ts', 'readme.ts'] }));
+    writeFileSync(join(project, 'tsconfig.bundler.json'), JSON.stringify({ compilerOptions: { ...base, module: 'ESNext', moduleResolution: 'Bundler', noEmit: true }, files: ['consumer.ts', 'mock-consumer.ts', 'readme.ts'] }));
     const result = await run(process.execPath, [tsc, '-p', 'tsconfig.bundler.json'], { cwd: project }).catch((e) => e);
     expect(`${result.stdout}${result.stderr ?? ''}`).toBe('');
   });
@@ -115,6 +117,24 @@ describe('a consumer of the installed tarballs', () => {
     expect(report.notFound).toBe(true);
     expect(report.whoamiPath).toBe(operationPath('gateway_getPrincipal'));
     expect(report.operationCount).toBe(operationIds.length);
+  });
+
+  it('runs a front-end test against the installed MSW handlers, the installed client calling them', async () => {
+    const script = 'const { runAgainstMocks } = await import("./out/mock-consumer.js"); console.log(JSON.stringify(await runAgainstMocks(process.argv[1])));';
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script, 'https://gateway.example.test'], { cwd: project });
+    const report = JSON.parse(stdout);
+    // The mocks answer the first named example of the success status (spec/DECISIONS.md, "Which example an MSW handler answers").
+    const whoami = operationTable.gateway_getPrincipal;
+    const examples = dereferenced.paths[whoami.path]?.[whoami.method]?.responses[String(whoami.successStatus)]?.content?.['application/json']?.examples ?? {};
+    expect(report.principalKind).toBe((Object.values(examples)[0]?.value as { kind: string }).kind);
+    // The list walk meets each example Mind once (spec/DECISIONS.md, "MSW handlers: a cursor leads to the last page").
+    expect(report.mindNames.length).toBeGreaterThan(0);
+    expect(new Set(report.mindNames).size).toBe(report.mindNames.length);
+    // spec/DECISIONS.md, "Which code for a validation failure": a path parameter -> INVALID_IDENTIFIER at path.<name>.
+    expect(report.refusedCode).toBe('INVALID_IDENTIFIER');
+    // Every constraint the id breaks is listed, each located as the servers locate it.
+    expect(report.refusedAt.length).toBeGreaterThan(0);
+    expect(new Set(report.refusedAt)).toEqual(new Set(['path.mind_id']));
   });
 
   it('runs the installed CLI (node_modules/.bin/gateway-minds) from the scratch project', async () => {
