@@ -134,6 +134,24 @@ describe.each(drivers)('storage on %s', (driver) => {
     console.info(`[${driver}] search over ${303} events: ${elapsed.toFixed(1)} ms`);
   });
 
+  it('equally relevant events come newest first, also when stored within one clock tick (DECISIONS "Search order and its cost")', async () => {
+    // "ties go to the newer event, then the storage id": PGlite's now() moves in whole milliseconds,
+    // so events stored back to back share created_at and the storage id alone must order them.
+    const db = h.service.db;
+    const mindId = await insertMindRow(db, { org: 'org_tie', project: 'prj_tie', createdAt: new Date() });
+    const scope: MemoryScope = { mindId, org: 'org_tie', project: 'prj_tie', namespace: 'owner' };
+    const inserted: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const id = randomUUID();
+      await insertEvent(db, scope, { id, content: 'Identical standup note.', timestamp: '2026-11-25T09:00:00Z' });
+      inserted.push(id);
+    }
+    const { rows } = await db.query<{ ticks: number }>('SELECT count(DISTINCT created_at)::int AS ticks FROM memory_events WHERE mind_id = $1', [mindId]);
+    console.info(`[${driver}] 40 events stored in ${rows[0]!.ticks} distinct created_at values`);
+    const hits = await searchEvents(db, scope, 'standup', 40, SEARCH_RANKING_WINDOW.owner);
+    expect(hits.map((hit) => hit.id)).toEqual([...inserted].reverse());
+  });
+
   it("plans with the service's page cost in every session, transactions included", async () => {
     const db = h.service.db;
     const setting = `SELECT current_setting('seq_page_cost') AS seq, current_setting('random_page_cost') AS random`;

@@ -5,7 +5,7 @@
  *   agent:<a_…>    an agent's private memory in the Mind
  *   group:<agp_…>  a group's shared namespace in the Mind
  */
-import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '@gateway-minds/db';
 import type { Schemas } from '@gateway-minds/contract';
 import { DEFAULT_EVENT_TYPE, type EventType } from '../spec.js';
@@ -52,9 +52,14 @@ const SCOPE = 'mind_id = $1 AND organization_id = $2 AND project_id = $3 AND nam
 const GET_EVENT_SQL = `SELECT ${EVENT_COLUMNS.join(', ')} FROM memory_events WHERE ${SCOPE} AND storage_id = $5`;
 const scopeParams = (s: MemoryScope) => [s.mindId, s.org, s.project, s.namespace];
 
-/** Stores the event under a new storage id (never the caller's event id) and returns it. */
+/**
+ * Stores the event under a new storage id (never the caller's event id) and returns it. Storage ids
+ * are UUIDv7 (RFC 9562 §5.7), ordered by when they were made and, within one millisecond, by a
+ * counter: where two events share created_at (PGlite's clock moves in whole milliseconds) the one
+ * stored later still sorts as the newer (spec/DECISIONS.md, "Search order and its cost").
+ */
 export async function insertEvent(db: Queryable, scope: MemoryScope, event: EventInput): Promise<string> {
-  const storageId = randomUUID();
+  const storageId = uuidv7();
   await db.query(
     `INSERT INTO memory_events (storage_id, mind_id, organization_id, project_id, namespace, event_id, content, event_timestamp,
        event_type, summary, tags, created_at, updated_at)
