@@ -10,6 +10,7 @@ import { bundled, createAjv, dereferenced, operationsOf } from './support/spec.j
 
 const ajv = createAjv();
 const catalog = deriveErrorCatalog(bundled);
+const requestIdExample = (bundled.components!.schemas!.RequestId as { examples: string[] }).examples[0];
 
 interface ExampleCase {
   name: string;
@@ -66,6 +67,9 @@ describe('error examples', () => {
     for (const field of facts.fields) expect(error, `field ${field}`).toHaveProperty(field);
     // ErrorCode.yaml, x-reasons: "every `reason` the code is sent with"; a code without it never carries one.
     if (error.reason !== undefined) expect(Object.keys(facts.reasons), `reason ${String(error.reason)} listed for ${code}`).toContain(error.reason);
+    // X-Request-Id.yaml: "the same as `request_id` in an error body". The Prism mock sends the header from
+    // RequestId's schema example, so every example's body carries that one (DECISIONS "Example request ids").
+    expect(error.request_id, 'request_id').toBe(requestIdExample);
   });
 
   it('the served catalog example lists each code\'s reasons as the catalog does (ErrorCatalogEntry, `reasons`)', () => {

@@ -91,7 +91,10 @@ describe('the MSW handlers select as Prism does', () => {
       [mswBaseUrl, prism.url].map(async (base) => {
         const response = await fetch(`${base}${request.path}`, { method: request.method, headers, ...(request.body === undefined ? {} : { body: request.body }) });
         const text = await response.text();
-        return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
+        const body = text ? (JSON.parse(text) as { error?: { request_id?: string } }) : undefined;
+        // X-Request-Id.yaml: "the same as `request_id` in an error body" (DECISIONS "Example request ids").
+        if (body?.error) expect(response.headers.get('x-request-id'), `${base}${request.path}`).toBe(body.error.request_id);
+        return { status: response.status, body };
       }),
     );
     return { msw: answers[0]!, prism: answers[1]! };
