@@ -315,7 +315,7 @@ export function gettingStartedPage(ctx: SiteContext): string {
     Download it: <a href="openapi.json">openapi.json</a>, <a href="openapi.yaml">openapi.yaml</a>.</p>
 
     <h2 id="npm">Use it from npm</h2>
-    <p>The client, CLI and MCP server are npm packages. A package's version is the API version it speaks
+    <p>The client, CLI, MCP server and MSW handlers are npm packages. A package's version is the API version it speaks
     (<code>${escapeHtml(String(ctx.document.info.version))}</code> here), and each package's CHANGELOG.md says what changed
     in the API. Install the client and point it at a gateway's base URL:</p>
     ${code('npm install @gateway-minds/client', { notRun: 'the packages are on npm only after the first release; apps/release installs these same packages from their tarballs and runs them' })}
@@ -355,6 +355,11 @@ curl ${mock}${whoami.path} -H 'Authorization: Bearer ${session.tokenPrefix}any' 
     declared error responses (the first example of that status, not necessarily the code the real server would pick).
     Switching between the mock and the real stack changes only the base URL: <code>${mock}</code> or
     <code>${stack}</code>.</p>
+    <p>Inside the app and its tests, with no server running, the MSW handlers answer the same examples with the same
+    <code>Prefer</code> selection (<code>npm install --save-dev @gateway-minds/msw msw</code>, then
+    <code>setupServer(...createHandlers({ baseUrl }))</code> from <code>msw/node</code>, or <code>setupWorker</code> from
+    <code>msw/browser</code>); with <code>validateRequests: true</code> they refuse an invalid request with the code the
+    real stack sends.</p>
 
     <h2 id="client">The typed client</h2>
     <p><code>@gateway-minds/client</code> has one method per operation id, typed from the contract, with typed errors.
