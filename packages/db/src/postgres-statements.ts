@@ -42,7 +42,6 @@ interface QueryInternals {
   hasBeenParsed(connection: Connection): boolean;
   _result: { fields: unknown[]; _parsers: unknown[]; _prebuiltEmptyResultObject: Record<string, null> };
   listeners(event: 'row'): unknown[];
-  handleError(error: Error, connection: Connection): void;
   _getRows(connection: Connection, rows: number | undefined): void;
 }
 

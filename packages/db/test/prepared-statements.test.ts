@@ -183,8 +183,7 @@ describe.runIf(postgresUrl)('statements described once per connection on postgre
   // One raw connection, so the row descriptions the server sends it can be counted.
   let client: pg.Client;
   let schemaName: string;
-  const descriptions = () => descriptionCount;
-  let descriptionCount = 0;
+  let descriptions = 0;
   beforeAll(async () => {
     schemaName = uniqueSchema();
     client = new pg.Client({ connectionString: postgresUrl, types: typeParsers() });
@@ -193,7 +192,7 @@ describe.runIf(postgresUrl)('statements described once per connection on postgre
       CREATE TABLE rows (id integer PRIMARY KEY, label text, doc jsonb, at timestamptz, big bigint, day date);
       INSERT INTO rows VALUES (1, 'a', '{"k": [1]}', '2026-11-25T01:00:00.5Z', 9007199254740991, '2026-11-25'), (2, NULL, NULL, NULL, NULL, NULL);`);
     (client as unknown as { connection: { on(event: string, listener: () => void): void } }).connection.on('rowDescription', () => {
-      descriptionCount += 1;
+      descriptions += 1;
     });
     return () => client.end();
   });
@@ -209,24 +208,24 @@ describe.runIf(postgresUrl)('statements described once per connection on postgre
 
   it('describes a statement on its first call only, and reads every later row by that description', async () => {
     const sql = 'SELECT * FROM rows WHERE id = $1';
-    const before = descriptions();
+    const before = descriptions;
     const first = await call('by_id', sql, [1]);
     const expected = { id: 1, label: 'a', doc: { k: [1] }, at: new Date('2026-11-25T01:00:00.5Z'), big: 2 ** 53 - 1, day: '2026-11-25' };
     expect(first.rows).toEqual([expected]);
     expect((await call('by_id', sql, [1])).rows).toEqual([expected]);
     expect((await call('by_id', sql, [2])).rows).toEqual([{ id: 2, label: null, doc: null, at: null, big: null, day: null }]);
     expect((await call('by_id', sql, [3])).rows).toEqual([]);
-    expect(descriptions() - before).toBe(1);
+    expect(descriptions - before).toBe(1);
   });
 
-  it('describes again after a call failed, as a statement left stale by DDL fails', async () => {
+  it('describes again after a call the server refused (as it refuses a statement left stale by DDL)', async () => {
     const sql = 'SELECT label FROM rows WHERE id = $1';
-    const before = descriptions();
+    const before = descriptions;
     expect((await call('label_by_id', sql, ['1'])).rows).toEqual([{ label: 'a' }]);
     await expect(call('label_by_id', sql, ['one'])).rejects.toMatchObject({ code: '22P02' });
     expect((await call('label_by_id', sql, ['1'])).rows).toEqual([{ label: 'a' }]);
     expect((await call('label_by_id', sql, ['2'])).rows).toEqual([{ label: null }]);
-    expect(descriptions() - before).toBe(2);
+    expect(descriptions - before).toBe(2);
   });
 
   it('fails only the call whose value cannot be sent, and keeps its statement prepared', async () => {
