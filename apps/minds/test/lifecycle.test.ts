@@ -280,4 +280,15 @@ describe('tenancy', () => {
     // The colleague in the same organization and project sees it (tenancy is the project, not the person).
     expect((await h.call('GET', `/v1/minds/services/${id}`, { as: sameProjectColleague })).status).toBe(200);
   });
+
+  // Reads arriving together are gathered into one statement (DECISIONS "Mind reads gathered per
+  // turn"); each caller still gets only its own tenant's Mind.
+  it('reads sent at once by the owner and by strangers: the owner gets the Mind, strangers NOT_FOUND', async () => {
+    const id = (await createMind(h, owner, { name: 'Sandbox read at once' })).body.mind_id as string;
+    const callers = [owner, otherProject, otherOrg, sameProjectColleague, owner, otherOrg];
+    const reads = await Promise.all(callers.map((as) => h.call('GET', `/v1/minds/services/${id}`, { as })));
+    expect(reads.map((read) => read.status)).toEqual([200, 404, 404, 200, 200, 404]);
+    for (const read of reads.filter((r) => r.status === 200)) expect(read.body).toMatchObject({ mind_id: id, name: 'Sandbox read at once', organization_id: 'org_life', project_id: 'prj_life' });
+    for (const read of reads.filter((r) => r.status === 404)) expect(read.body.error).toMatchObject({ code: 'NOT_FOUND', reason: 'mind_not_found' });
+  });
 });

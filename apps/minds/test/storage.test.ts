@@ -7,9 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Queryable } from '@gateway-minds/db';
 import { createLogger } from '@gateway-minds/service-kit';
 import { MindsController } from '../src/controller/controller.js';
 import { insertEvent, searchEvents, type MemoryScope } from '../src/memory/store.js';
+import { MIND_READS_PER_STATEMENT, mindViewReader } from '../src/minds/store.js';
 import { IDEMPOTENCY_KEYS, runOnce } from '../src/replay.js';
 import { MINDS_PAGE_COST } from '../src/service.js';
 import { admissionSettings, SEARCH_RANKING_WINDOW } from '../src/spec.js';
@@ -221,6 +223,56 @@ describe.each(drivers)('storage on %s', (driver) => {
     expect(later.minds.find((m) => m.mind_id === complete.id)).toMatchObject({
       compute_seconds: 0, storage_gb_seconds: 1800 * 20, complete: true, measured: { kind: 'not_reported', reason: 'no_report_in_window' },
     });
+  });
+
+  // DECISIONS "Mind reads gathered per turn": reads made in one turn share one statement, and each
+  // meets only its own tenant's Mind ("Authentication": another tenant's Mind is NOT_FOUND).
+  it('Mind reads of one turn go out as one statement, and each read gets its own tenant\'s Mind or nothing', async () => {
+    const db = h.service.db;
+    const owner = { org: 'org_gather', project: 'prj_gather' };
+    const other = { org: 'org_gather_other', project: 'prj_gather' };
+    const ownMind = await insertMindRow(db, { ...owner, name: 'Gathered one', createdAt: new Date() });
+    const otherMind = await insertMindRow(db, { ...other, name: 'Gathered two', createdAt: new Date() });
+    const statements: string[] = [];
+    const counted: Queryable = {
+      query: (sql, params, options) => {
+        statements.push(sql);
+        return db.query(sql, params, options);
+      },
+    };
+    const read = mindViewReader(counted);
+
+    const answers = await Promise.all([
+      read({ tenant: owner, mindId: ownMind }),
+      read({ tenant: other, mindId: otherMind }),
+      read({ tenant: other, mindId: ownMind }), // another organization's Mind
+      read({ tenant: { ...owner, project: 'prj_elsewhere' }, mindId: ownMind }), // another project's
+      read({ tenant: owner, mindId: ownMind }), // the same read twice in one turn
+      read({ tenant: owner, mindId: randomUUID() }), // no such Mind
+    ]);
+    expect(statements).toHaveLength(1);
+    expect(answers.map((mind) => mind?.name)).toEqual(['Gathered one', 'Gathered two', undefined, undefined, 'Gathered one', undefined]);
+    expect(answers[0]).toMatchObject({ mind_id: ownMind, organization_id: owner.org, project_id: owner.project, status: 'ready' });
+
+    // A lone read and the next turn: each goes to the database again (nothing is kept).
+    statements.length = 0;
+    await db.query('UPDATE minds SET name = $2 WHERE mind_id = $1', [ownMind, 'Renamed']);
+    expect((await read({ tenant: owner, mindId: ownMind }))?.name).toBe('Renamed');
+    expect(statements).toHaveLength(1);
+
+    // More reads than one statement takes: as many statements as needed, every answer in its place.
+    statements.length = 0;
+    const many = await Promise.all(Array.from({ length: MIND_READS_PER_STATEMENT + 1 }, (_, i) => read({ tenant: i % 2 ? owner : other, mindId: i % 2 ? ownMind : otherMind })));
+    expect(statements).toHaveLength(2);
+    expect(many.every((mind, i) => mind?.mind_id === (i % 2 ? ownMind : otherMind))).toBe(true);
+
+    // A read the database refuses (an id that is not a UUID) fails the shared statement: the others
+    // are then read one by one and answered, and only that read is refused.
+    statements.length = 0;
+    const [good, bad] = await Promise.allSettled([read({ tenant: owner, mindId: ownMind }), read({ tenant: owner, mindId: 'not-a-uuid' })]);
+    expect(good).toMatchObject({ status: 'fulfilled', value: { mind_id: ownMind } });
+    expect(bad).toMatchObject({ status: 'rejected', reason: { code: '22P02' } });
+    expect(statements).toHaveLength(3);
   });
 
   it('two controller replicas on one database reconcile every Mind once', async () => {

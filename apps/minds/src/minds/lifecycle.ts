@@ -11,7 +11,7 @@ import type { Deps } from '../deps.js';
 import { IDEMPOTENCY_KEYS, requestFingerprint, runOnce, type StoredResponse } from '../replay.js';
 import { CREATION_CONTEXT_HEADER, IDEMPOTENCY_HEADER, LIST_LIMIT_DEFAULT, MAX_MINDS_PER_SANDBOX, SCHEMA_VERSION } from '../spec.js';
 import { resolveCapacity } from './profiles.js';
-import { findMind, lockAndCountSandboxMinds, MIND_VIEW_COLUMNS, mindExists, toMind, type MindRow, type MindView, type Tenant } from './store.js';
+import { findMind, lockAndCountSandboxMinds, MIND_VIEW_COLUMNS, mindExists, mindViewReader, toMind, type MindRow, type MindView, type Tenant } from './store.js';
 
 /** The services every Mind runs (the interface's examples: memory). */
 export const MIND_SERVICES = ['memory'];
@@ -50,6 +50,7 @@ const LIST_SQL = `
 
 export function lifecycleHandlers(deps: Deps) {
   const { db } = deps;
+  const readMindView = mindViewReader(db);
 
   async function listMinds(req: Request, res: Response): Promise<void> {
     const caller = humanCaller(res);
@@ -103,7 +104,7 @@ export function lifecycleHandlers(deps: Deps) {
 
   async function getMind(_req: Request, res: Response): Promise<void> {
     const caller = humanCaller(res);
-    const mind = await findMind(db, tenantOf(caller), requestContext(res).pathParams.mind_id!, { columns: MIND_VIEW_COLUMNS });
+    const mind = await readMindView({ tenant: tenantOf(caller), mindId: requestContext(res).pathParams.mind_id! });
     if (!mind) throw mindNotFound();
     res.json(toMind(mind));
   }
