@@ -210,7 +210,7 @@ if (sections.includes('throughput')) {
     ['CPU µs per forwarded read', ...floors.map((f) => f.driver)],
     [
       ['the read through the gateway with no database (gateway + pipeline with the assertion check)', ...floors.map(() => rangeOf(noDatabase, (us) => String(wholeMicros(us))))],
-      ["its statement alone (statement-alone.ts: the service's findMind, 10 at a time in one process; PostgreSQL: its server processes too)", ...floors.map((f) => rangeOf(f.statement, (us) => String(wholeMicros(us))))],
+      ["its statement alone (statement-alone.ts: the service's getMind read, 10 at a time in one process, gathered as the service gathers them; PostgreSQL: its server processes too)", ...floors.map((f) => rangeOf(f.statement, (us) => String(wholeMicros(us))))],
       ['**the floor** (the two, round by round)', ...floors.map((f) => `**${rangeOf(f.floor, (us) => String(wholeMicros(us)))}**`)],
       ['the forwarded read as measured', ...floors.map((f) => rangeOf(f.measured, (us) => String(wholeMicros(us))))],
       ['the budget', ...floors.map(() => String(cpuBudgetTotal))],

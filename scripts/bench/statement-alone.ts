@@ -1,11 +1,12 @@
 /**
- * The forwarded read's one statement with nothing around it: the Minds schema (its own migrations
- * and planner costs), 1,000 Minds of one tenant, and the service's own `findMind` with the columns
- * getMind reads, run 10 at a time (as the bench's 10 connections) in this process. Its CPU per read
+ * The forwarded read's statement with nothing around it: the Minds schema (its own migrations
+ * and planner costs), 1,000 Minds of one tenant, and the service's own read of getMind
+ * (`mindViewReader`), run 10 at a time (as the bench's 10 connections) in this process, so the
+ * reads gather into shared statements as the service gathers reads that arrive together. Its CPU per read
  * (on PostgreSQL, the server processes of its own connections too) is the least a getMind can cost
  * in its database, so added to the read through the gateway without a database it is a floor under
  * the forwarded read: lower than the truth, since inside a busy server the statement shares the
- * caches with HTTP. Measured on PGlite (2026-11-24): 30 µs a read alone; with about 50 µs of
+ * caches with HTTP. Measured on PGlite (2026-11-24, before reads were gathered): 30 µs a read alone; with about 50 µs of
  * JavaScript (JSON and arrays) run between reads in the same process, 41 µs a read beyond that work.
  * A neighbour on the other core, spinning or streaming through 64 MiB, changed nothing.
  */
@@ -18,7 +19,7 @@ import { DEFAULT_REGION, MINDS_PAGE_COST, migrationsDir } from '../../apps/minds
 import { deriveStatus } from '../../apps/minds/src/controller/state.js';
 import { MIND_SERVICES } from '../../apps/minds/src/minds/lifecycle.js';
 import { resolveCapacity } from '../../apps/minds/src/minds/profiles.js';
-import { findMind, MIND_VIEW_COLUMNS, type Tenant } from '../../apps/minds/src/minds/store.js';
+import { mindViewReader, type Tenant } from '../../apps/minds/src/minds/store.js';
 import { cpuMs } from './figures.js';
 
 export interface StatementAlone {
@@ -55,7 +56,8 @@ export async function openStatementAlone(databaseUrl?: string): Promise<Statemen
   // PostgreSQL's generic plan took minds_by_tenant (organization, project, created_at, mind_id) and
   // walked all the tenant's Minds in it: the server processes spent 89 µs per read, 39 with them.
   await db.query('ANALYZE minds');
-  const read = (i: number) => findMind(db, tenant, ids[i % ids.length]!, { columns: MIND_VIEW_COLUMNS });
+  const readMindView = mindViewReader(db);
+  const read = (i: number) => readMindView({ tenant, mindId: ids[i % ids.length]! });
   // Each window follows a warm-up on every connection of the pool: statements prepared, code hot.
   const readAll = async (reads: number) => {
     let next = 0;
