@@ -8,8 +8,8 @@
  *                    every `docs_url` the servers emit (`${DOCS_BASE_URL}/errors.html#<CODE>`)
  *   openapi.json, openapi.yaml   the bundled contract
  *
- * The gateway serves this folder at /docs: `express.static(docsSiteDir)` or
- * `serveStatic(docsSiteDir)` from this package.
+ * The gateway serves this folder at /docs with `express.static(docsSiteDir, { setHeaders:
+ * setSiteHeaders })`; `npm run docs:serve` with `startStaticServer`, the same serve-static.
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,5 +24,5 @@ export const docsPages = {
   errors: 'errors.html',
 } as const;
 
-export { serveStatic, startStaticServer, type StaticServer } from './static-server.js';
+export { serveStatic, setSiteHeaders, startStaticServer, type StaticServer } from './static-server.js';
 export { externalResourceUrls } from './offline-check.js';

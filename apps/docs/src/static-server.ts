@@ -1,77 +1,62 @@
 /**
- * A small static file server for the built site (node:http only): used by
- * `npm run docs:serve` and the browser test, and usable by the gateway to
- * serve the site under a prefix (`/docs`).
+ * The static server of the built site: `npm run docs:serve` and the browser test use it, at the
+ * root or under a prefix (`/docs`, as the gateway mounts the site). Files go out through
+ * serve-static, the library behind express.static, which the gateway uses for the same folder, so
+ * both answer alike: an ETag and Last-Modified on every file, a conditional request answered 304
+ * (RFC 9110 §13.1), byte ranges, a folder without its slash redirected, 405 with Allow for any
+ * method but GET and HEAD. What the site does not have gets its own 404.html, as GitHub Pages does.
  */
-import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, normalize, sep } from 'node:path';
-
-const contentTypes: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.yaml': 'application/yaml; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.txt': 'text/plain; charset=utf-8',
-};
+import { join } from 'node:path';
+import serveStaticFiles from 'serve-static';
 
 /**
- * Answers a GET or HEAD for a file under `root` (`/` and folders answer their
- * index.html). `prefix` is the path the site is mounted at (`/docs`). Returns
- * false, having written nothing, when the request is not for the site, so a
- * caller can fall through to its own routes; a missing file under the prefix is 404.
+ * The headers of every file of the site, for serve-static's and express.static's `setHeaders`
+ * (the gateway serves the site with them too). Every answer is revalidated, cheaply with its
+ * ETag, so a rebuilt site is seen at once; YAML is application/yaml (RFC 9512), where the mime
+ * table still says text/yaml.
  */
-export async function serveStatic(root: string, req: IncomingMessage, res: ServerResponse, prefix = ''): Promise<boolean> {
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  let pathname: string;
-  try {
-    pathname = decodeURIComponent(url.pathname);
-  } catch {
-    return notFound(res, root);
-  }
+export function setSiteHeaders(res: ServerResponse, path: string): void {
+  res.setHeader('Cache-Control', 'no-cache');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  if (path.endsWith('.yaml')) res.setHeader('Content-Type', 'application/yaml; charset=utf-8');
+}
+
+/**
+ * Answers a request for a file under `root` (`/` and folders answer their index.html). `prefix`
+ * is the path the site is mounted at (`/docs`). Returns false, having written nothing, when the
+ * request is not for the site, so a caller can fall through to its own routes.
+ */
+export function serveStatic(root: string, req: IncomingMessage, res: ServerResponse, prefix = ''): boolean {
+  const url = req.url ?? '/';
+  const pathname = url.split('?', 1)[0]!;
   if (prefix) {
     if (pathname === prefix) {
       res.writeHead(301, { Location: `${prefix}/` }).end();
       return true;
     }
     if (!pathname.startsWith(`${prefix}/`)) return false;
-    pathname = pathname.slice(prefix.length);
   }
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    res.writeHead(405, { Allow: 'GET, HEAD' }).end();
-    return true;
-  }
-  const relative = normalize(pathname).replace(/^([/\\])+/, '');
-  if (relative.split(sep).includes('..') || pathname.includes('\0')) return notFound(res, root);
-  let file = join(root, relative);
-  let info = await stat(file).catch(() => null);
-  if (info?.isDirectory()) {
-    file = join(file, 'index.html');
-    info = await stat(file).catch(() => null);
-  }
-  if (!info?.isFile()) return notFound(res, root);
-  res.writeHead(200, {
-    'Content-Type': contentTypes[extname(file)] ?? 'application/octet-stream',
-    'Content-Length': info.size,
-    'Cache-Control': 'no-cache',
-    'X-Content-Type-Options': 'nosniff',
+  // serve-static reads the path below the mount from req.url, and redirects a folder to originalUrl plus its slash.
+  const mounted = Object.assign(req, { originalUrl: url, url: url.slice(prefix.length) });
+  const files = serveStaticFiles(root, { index: ['index.html'], fallthrough: false, cacheControl: false, setHeaders: setSiteHeaders });
+  files(mounted, res, (error?: { status?: number; statusCode?: number }) => {
+    const status = error?.status ?? error?.statusCode ?? 500;
+    // A missing file, a path that would leave the site (403) and a malformed one (400) are all "no such page".
+    if (status === 404 || status === 403 || status === 400) void notFound(res, root);
+    else if (!res.headersSent) res.writeHead(status).end();
+    else res.destroy();
   });
-  if (req.method === 'HEAD') res.end();
-  else createReadStream(file).pipe(res);
   return true;
 }
 
 /** 404, with the site's own 404.html when it has one (as GitHub Pages answers), else a line of text. */
-async function notFound(res: ServerResponse, root: string): Promise<true> {
+async function notFound(res: ServerResponse, root: string): Promise<void> {
   const page = await readFile(join(root, '404.html')).catch(() => undefined);
-  if (page) res.writeHead(404, { 'Content-Type': contentTypes['.html']!, 'Content-Length': page.length, 'Cache-Control': 'no-cache' }).end(page);
+  if (page) res.writeHead(404, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': page.length, 'Cache-Control': 'no-cache' }).end(page);
   else res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found\n');
-  return true;
 }
 
 export interface StaticServer {
@@ -89,14 +74,7 @@ export async function startStaticServer(options: { root: string; host?: string; 
   const host = options.host ?? '127.0.0.1';
   const prefix = (options.prefix ?? '').replace(/\/+$/, '');
   const server = createServer((req, res) => {
-    serveStatic(options.root, req, res, prefix)
-      .then((served) => {
-        if (!served) res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found\n');
-      })
-      .catch(() => {
-        if (!res.headersSent) res.writeHead(500).end();
-        else res.destroy();
-      });
+    if (!serveStatic(options.root, req, res, prefix)) res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found\n');
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -9,6 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -129,6 +130,23 @@ describe('the built folder', () => {
   });
 });
 
+/**
+ * One request as written: fetch resolves "%2e%2e" in a path and, for a conditional request, adds
+ * Cache-Control: no-cache (the Fetch standard's cache mode), which asks to skip revalidation.
+ */
+function rawRequest(path: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest({ hostname, port, path, method: options.method ?? 'GET', headers: options.headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
+}
+
 describe('served', () => {
   it('a missing page answers 404 with the site\'s own 404 page, its navigation included, as GitHub Pages does', async () => {
     const response = await fetch(`${server.url}/no-such-page.html`);
@@ -137,6 +155,47 @@ describe('served', () => {
     const html = await response.text();
     expect(html).toContain('<h1>Page not found</h1>');
     expect(html).toContain('<a href="reference.html">API reference</a>');
+  });
+
+  it('a page carries an ETag and Last-Modified, and a revisit with them is answered 304 with no body (RFC 9110 §13.1.1, §13.1.2, §15.4.5)', async () => {
+    const page = `${mountPath}/reference.html`;
+    const first = await rawRequest(page);
+    expect(first.status).toBe(200);
+    const etag = first.headers.etag!;
+    const lastModified = first.headers['last-modified']!;
+    expect(etag).toMatch(/^(W\/)?"[^"]+"$/);
+    expect(Date.parse(lastModified)).not.toBeNaN();
+    // The site is rebuilt in place, so every visit revalidates (no-cache), cheaply.
+    expect(first.headers['cache-control']).toBe('no-cache');
+    expect(first.headers['x-content-type-options']).toBe('nosniff');
+    const byEtag = await rawRequest(page, { headers: { 'if-none-match': etag } });
+    expect(byEtag.status).toBe(304);
+    expect(byEtag.body).toHaveLength(0);
+    expect(byEtag.headers.etag).toBe(etag);
+    expect((await rawRequest(page, { headers: { 'if-modified-since': lastModified } })).status).toBe(304);
+    const stale = await rawRequest(page, { headers: { 'if-none-match': '"not-this-one"' } });
+    expect(stale.status).toBe(200);
+    expect(stale.body.equals(first.body)).toBe(true);
+    // HEAD: GET's headers, Content-Length included, and no body (RFC 9110 §9.3.2).
+    const head = await rawRequest(page, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(Number(head.headers['content-length'])).toBe(first.body.length);
+    expect(head.body).toHaveLength(0);
+    expect((await rawRequest(`${mountPath}/openapi.yaml`)).headers['content-type']).toBe('application/yaml; charset=utf-8'); // RFC 9512
+  });
+
+  it('any other method is 405 with Allow (RFC 9110 §15.5.6); the mount without its slash redirects; a path leaving the site is a missing page', async () => {
+    const post = await rawRequest(`${mountPath}/reference.html`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.allow).toBe('GET, HEAD');
+    const bare = await rawRequest(mountPath);
+    expect(bare.status).toBe(301);
+    expect(bare.headers.location).toBe(`${mountPath}/`);
+    for (const escape of ['/../package.json', '/%2e%2e/package.json', '/..%2f..%2fpackage.json', '/%00.html', '/%E0%A4%A.html']) {
+      const response = await rawRequest(`${mountPath}${escape}`);
+      expect(response.status, escape).toBe(404);
+      expect(response.body.toString(), escape).toContain('<h1>Page not found</h1>');
+    }
   });
 });
 

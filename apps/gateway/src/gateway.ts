@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { importJWK, type CryptoKey, type JWK } from 'jose';
 import { operationTable, type OperationFacts } from '@gateway-minds/contract';
-import { docsSiteDir } from '@gateway-minds/docs';
+import { docsSiteDir, setSiteHeaders } from '@gateway-minds/docs';
 import { openDatabase, type Database } from '@gateway-minds/db';
 import {
   ApiError,
@@ -230,7 +230,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   // what it does not have falls through to the API's ROUTE_NOT_FOUND.
   const docs = express();
   docs.disable('x-powered-by');
-  docs.use('/docs', express.static(docsSiteDir, { index: 'index.html', fallthrough: true }));
+  docs.use('/docs', express.static(docsSiteDir, { index: 'index.html', fallthrough: true, setHeaders: setSiteHeaders }));
   docs.use(app);
   const root = withSideRoutes(app, { '/docs': docs });
 

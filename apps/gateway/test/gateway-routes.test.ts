@@ -179,6 +179,15 @@ describe('the docs site at /docs', () => {
     expectEnvelope(await send(base, 'GET', '/docsearch'), 404, 'ROUTE_NOT_FOUND');
     expect((await send(base, 'GET', '/docs/?x=1')).status).toBe(200);
   });
+
+  it('serves the site with the headers of npm run docs:serve: revalidated by ETag (RFC 9110 §13.1.2), YAML as application/yaml (RFC 9512)', async () => {
+    const yaml = await send(base, 'GET', '/docs/openapi.yaml');
+    expect(yaml.status).toBe(200);
+    expect(yaml.headers['content-type']).toBe('application/yaml; charset=utf-8');
+    expect(yaml.headers['cache-control']).toBe('no-cache');
+    expect(yaml.headers['x-content-type-options']).toBe('nosniff');
+    expect((await send(base, 'GET', '/docs/openapi.yaml', { headers: { 'if-none-match': yaml.headers.etag! } })).status).toBe(304);
+  });
 });
 
 describe('POST /v1/iam/credentials/verify', () => {
