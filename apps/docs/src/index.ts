@@ -24,5 +24,5 @@ export const docsPages = {
   errors: 'errors.html',
 } as const;
 
-export { serveStatic, setSiteHeaders, startStaticServer, type StaticServer } from './static-server.js';
+export { setSiteHeaders, siteHandler, startStaticServer, type StaticServer } from './static-server.js';
 export { externalResourceUrls } from './offline-check.js';

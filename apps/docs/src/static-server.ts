@@ -25,31 +25,33 @@ export function setSiteHeaders(res: ServerResponse, path: string): void {
 }
 
 /**
- * Answers a request for a file under `root` (`/` and folders answer their index.html). `prefix`
- * is the path the site is mounted at (`/docs`). Returns false, having written nothing, when the
- * request is not for the site, so a caller can fall through to its own routes.
+ * The handler of requests for the site in `root` (`/` and folders answer their index.html),
+ * mounted at `prefix` (`/docs`) or at the root. It returns false, having written nothing, for a
+ * request that is not for the site, so a caller can fall through to its own routes.
  */
-export function serveStatic(root: string, req: IncomingMessage, res: ServerResponse, prefix = ''): boolean {
-  const url = req.url ?? '/';
-  const pathname = url.split('?', 1)[0]!;
-  if (prefix) {
-    if (pathname === prefix) {
-      res.writeHead(301, { Location: `${prefix}/` }).end();
-      return true;
-    }
-    if (!pathname.startsWith(`${prefix}/`)) return false;
-  }
-  // serve-static reads the path below the mount from req.url, and redirects a folder to originalUrl plus its slash.
-  const mounted = Object.assign(req, { originalUrl: url, url: url.slice(prefix.length) });
+export function siteHandler(root: string, prefix = ''): (req: IncomingMessage, res: ServerResponse) => boolean {
   const files = serveStaticFiles(root, { index: ['index.html'], fallthrough: false, cacheControl: false, setHeaders: setSiteHeaders });
-  files(mounted, res, (error?: { status?: number; statusCode?: number }) => {
-    const status = error?.status ?? error?.statusCode ?? 500;
-    // A missing file, a path that would leave the site (403) and a malformed one (400) are all "no such page".
-    if (status === 404 || status === 403 || status === 400) void notFound(res, root);
-    else if (!res.headersSent) res.writeHead(status).end();
-    else res.destroy();
-  });
-  return true;
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const pathname = url.split('?', 1)[0]!;
+    if (prefix) {
+      if (pathname === prefix) {
+        res.writeHead(301, { Location: `${prefix}/` }).end();
+        return true;
+      }
+      if (!pathname.startsWith(`${prefix}/`)) return false;
+    }
+    // serve-static reads the path below the mount from req.url, and redirects a folder to originalUrl plus its slash.
+    const mounted = Object.assign(req, { originalUrl: url, url: url.slice(prefix.length) });
+    files(mounted, res, (error?: { status?: number; statusCode?: number }) => {
+      const status = error?.status ?? error?.statusCode ?? 500;
+      // A missing file, a path that would leave the site (403) and a malformed one (400) are all "no such page".
+      if (status === 404 || status === 403 || status === 400) void notFound(res, root);
+      else if (!res.headersSent) res.writeHead(status).end();
+      else res.destroy();
+    });
+    return true;
+  };
 }
 
 /** 404, with the site's own 404.html when it has one (as GitHub Pages answers), else a line of text. */
@@ -73,8 +75,9 @@ export interface StaticServer {
 export async function startStaticServer(options: { root: string; host?: string; port?: number; prefix?: string }): Promise<StaticServer> {
   const host = options.host ?? '127.0.0.1';
   const prefix = (options.prefix ?? '').replace(/\/+$/, '');
+  const serveSite = siteHandler(options.root, prefix);
   const server = createServer((req, res) => {
-    if (!serveStatic(options.root, req, res, prefix)) res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found\n');
+    if (!serveSite(req, res)) res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found\n');
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Queryable } from '@gateway-minds/db';
+import { DatabaseUnavailableError, type Queryable } from '@gateway-minds/db';
 import { createLogger } from '@gateway-minds/service-kit';
 import { MindsController } from '../src/controller/controller.js';
 import { insertEvent, searchEvents, type MemoryScope } from '../src/memory/store.js';
@@ -234,9 +234,11 @@ describe.each(drivers)('storage on %s', (driver) => {
     const ownMind = await insertMindRow(db, { ...owner, name: 'Gathered one', createdAt: new Date() });
     const otherMind = await insertMindRow(db, { ...other, name: 'Gathered two', createdAt: new Date() });
     const statements: string[] = [];
+    let unreachable = false; // the database as a lost connection leaves it
     const counted: Queryable = {
       query: (sql, params, options) => {
         statements.push(sql);
+        if (unreachable) return Promise.reject(new DatabaseUnavailableError(new Error('Connection terminated unexpectedly')));
         return db.query(sql, params, options);
       },
     };
@@ -273,6 +275,13 @@ describe.each(drivers)('storage on %s', (driver) => {
     expect(good).toMatchObject({ status: 'fulfilled', value: { mind_id: ownMind } });
     expect(bad).toMatchObject({ status: 'rejected', reason: { code: '22P02' } });
     expect(statements).toHaveLength(3);
+
+    // An unreachable database refuses every gathered read at once, with no read tried again alone.
+    statements.length = 0;
+    unreachable = true;
+    const refused = await Promise.allSettled([read({ tenant: owner, mindId: ownMind }), read({ tenant: other, mindId: otherMind })]);
+    expect(refused.map((answer) => answer.status === 'rejected' && answer.reason instanceof DatabaseUnavailableError)).toEqual([true, true]);
+    expect(statements).toHaveLength(1);
   });
 
   it('two controller replicas on one database reconcile every Mind once', async () => {
