@@ -282,7 +282,9 @@ describe('tenancy', () => {
   });
 
   // Reads arriving together are gathered into one statement (DECISIONS "Mind reads gathered per
-  // turn"); each caller still gets only its own tenant's Mind.
+  // turn"); each caller still gets only its own tenant's Mind: interface "Minds lifecycle",
+  // minds_getMind "Mind must be owned by the verified organization and project", and a foreign Mind
+  // answers as a missing one (DECISIONS "Missing or foreign resources").
   it('reads sent at once by the owner and by strangers: the owner gets the Mind, strangers NOT_FOUND', async () => {
     const id = (await createMind(h, owner, { name: 'Sandbox read at once' })).body.mind_id as string;
     const callers = [owner, otherProject, otherOrg, sameProjectColleague, owner, otherOrg];

@@ -225,8 +225,9 @@ describe.each(drivers)('storage on %s', (driver) => {
     });
   });
 
-  // DECISIONS "Mind reads gathered per turn": reads made in one turn share one statement, and each
-  // meets only its own tenant's Mind ("Authentication": another tenant's Mind is NOT_FOUND).
+  // DECISIONS "Mind reads gathered per turn": reads made in one turn share one statement. Each still
+  // meets only its own tenant's Mind: interface "Minds lifecycle", minds_getMind "Mind must be owned
+  // by the verified organization and project"; DECISIONS "Missing or foreign resources".
   it('Mind reads of one turn go out as one statement, and each read gets its own tenant\'s Mind or nothing', async () => {
     const db = h.service.db;
     const owner = { org: 'org_gather', project: 'prj_gather' };
