@@ -1,7 +1,7 @@
 /** Child processes for the benchmark: each server runs on its own, the load generator in the parent. */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,15 +12,29 @@ export const repoRoot = join(benchDir, '../..');
 /** Environment for the services from a JSON object in a variable (BENCH_AB_ENV, BENCH_PERF_ENV); unset, none. */
 export const envFromJson = (json: string | undefined): Record<string, string> => (json ? (JSON.parse(json) as Record<string, string>) : {});
 
+/**
+ * Ports free now, all different: each is held open until all are chosen, because a port closed
+ * before the next is asked for may be handed out again (a stack's gateway and service on one port).
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const held: Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const server = createServer();
+      held.push(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => resolve());
+      });
+    }
+    return held.map((server) => (server.address() as { port: number }).port);
+  } finally {
+    await Promise.all(held.map((server) => new Promise((resolve) => server.close(resolve))));
+  }
+}
+
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+  return (await freePorts(1))[0]!;
 }
 
 const running = new Set<ChildProcess>();

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { operationPath } from '@gateway-minds/contract';
 import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit';
 import { CREATION_CONTEXT_HEADER, IDEMPOTENCY_HEADER } from '../../apps/minds/src/spec.js';
-import { freePort, repoRoot, startProgram, stop } from './processes.js';
+import { freePorts, repoRoot, startProgram, stop } from './processes.js';
 
 export interface Stack {
   gatewayUrl: string;
@@ -31,7 +31,7 @@ export interface Stack {
 export async function startStack(options: { env?: Record<string, string>; mindsUrl?: string; databaseUrl?: string } = {}): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-stack-'));
   await ensureAssertionKeys(assertionKeyFiles(dataDir));
-  const [gatewayPort, adminPort, mindsPort] = [await freePort(), await freePort(), await freePort()];
+  const [gatewayPort, adminPort, mindsPort] = await freePorts(3);
   const common = { DATA_DIR: dataDir, NODE_ENV: 'production', ...options.env };
   const schemaPrefix = `bench_${randomUUID().slice(0, 8)}`;
   const database = (service: string): Record<string, string> =>

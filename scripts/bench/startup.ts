@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median } from './figures.js';
-import { freePort, repoRoot, stop } from './processes.js';
+import { freePort, freePorts, repoRoot, stop } from './processes.js';
 import { operationPath } from '@gateway-minds/contract';
 
 async function timeToFirst200(command: string[], env: Record<string, string>, url: string): Promise<number> {
@@ -41,7 +41,8 @@ export async function runStartup(rounds = 3): Promise<{ what: string; seconds: n
     return dir;
   };
   try {
-    const ports = { PORT: String(await freePort()), ADMIN_PORT: String(await freePort()), MINDS_PORT: String(await freePort()) };
+    const [gatewayPort, adminPort, mindsPort] = await freePorts(3);
+    const ports = { PORT: String(gatewayPort), ADMIN_PORT: String(adminPort), MINDS_PORT: String(mindsPort) };
     const stack = (dataDir: string) => timeToFirst200([join(repoRoot, 'apps/stack/dist/start.js')], { DATA_DIR: dataDir, ...ports }, `http://127.0.0.1:${ports.PORT}${operationPath('gateway_getStatus')}`);
     const existingDir = fresh();
     await stack(existingDir); // creates the directory the "existing" runs reopen
@@ -81,7 +82,10 @@ async function stopGroup(child: ChildProcess): Promise<void> {
 /** `npm start` (the root package.json's script, build included) to the first 200 from /v1/status. */
 async function timeNpmStart(env: Record<string, string>, url: string): Promise<number> {
   const started = performance.now();
-  const child = spawn('npm', ['start'], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'ignore', detached: true });
+  const child = spawn('npm', ['start'], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  // What it said last on stderr, for the error if it exits: a failed start is otherwise a bare exit code.
+  let said = '';
+  child.stderr!.on('data', (chunk: Buffer) => (said = (said + chunk.toString('utf8')).slice(-4000)));
   try {
     for (;;) {
       try {
@@ -89,7 +93,7 @@ async function timeNpmStart(env: Record<string, string>, url: string): Promise<n
       } catch {
         // building, or not listening yet
       }
-      if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
+      if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${said}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   } finally {
@@ -108,7 +112,8 @@ export async function runFirstStart(restarts = 3): Promise<{ what: string; secon
   const cacheDir = mkdtempSync(join(tmpdir(), 'bench-first-start-cache-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-first-start-data-'));
   try {
-    const ports = { PORT: String(await freePort()), ADMIN_PORT: String(await freePort()), MINDS_PORT: String(await freePort()) };
+    const [gatewayPort, adminPort, mindsPort] = await freePorts(3);
+    const ports = { PORT: String(gatewayPort), ADMIN_PORT: String(adminPort), MINDS_PORT: String(mindsPort) };
     const env = { ...ports, DATA_DIR: dataDir, TURBO_CACHE_DIR: cacheDir, TURBO_TELEMETRY_DISABLED: '1' };
     const url = `http://127.0.0.1:${ports.PORT}${operationPath('gateway_getStatus')}`;
     const first = await timeNpmStart(env, url);
