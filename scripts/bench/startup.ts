@@ -13,6 +13,12 @@ import { median } from './figures.js';
 import { freePort, freePorts, repoRoot, stop } from './processes.js';
 import { operationPath } from '@gateway-minds/contract';
 
+/** The ports `npm start` listens on (gateway, admin, Minds), three different free ones. */
+async function stackPorts(): Promise<{ PORT: string; ADMIN_PORT: string; MINDS_PORT: string }> {
+  const [gateway, admin, minds] = (await freePorts(3)).map(String) as [string, string, string];
+  return { PORT: gateway, ADMIN_PORT: admin, MINDS_PORT: minds };
+}
+
 async function timeToFirst200(command: string[], env: Record<string, string>, url: string): Promise<number> {
   const started = performance.now();
   const child = spawn(process.execPath, command, { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'ignore' });
@@ -41,8 +47,7 @@ export async function runStartup(rounds = 3): Promise<{ what: string; seconds: n
     return dir;
   };
   try {
-    const [gatewayPort, adminPort, mindsPort] = await freePorts(3);
-    const ports = { PORT: String(gatewayPort), ADMIN_PORT: String(adminPort), MINDS_PORT: String(mindsPort) };
+    const ports = await stackPorts();
     const stack = (dataDir: string) => timeToFirst200([join(repoRoot, 'apps/stack/dist/start.js')], { DATA_DIR: dataDir, ...ports }, `http://127.0.0.1:${ports.PORT}${operationPath('gateway_getStatus')}`);
     const existingDir = fresh();
     await stack(existingDir); // creates the directory the "existing" runs reopen
@@ -112,8 +117,7 @@ export async function runFirstStart(restarts = 3): Promise<{ what: string; secon
   const cacheDir = mkdtempSync(join(tmpdir(), 'bench-first-start-cache-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-first-start-data-'));
   try {
-    const [gatewayPort, adminPort, mindsPort] = await freePorts(3);
-    const ports = { PORT: String(gatewayPort), ADMIN_PORT: String(adminPort), MINDS_PORT: String(mindsPort) };
+    const ports = await stackPorts();
     const env = { ...ports, DATA_DIR: dataDir, TURBO_CACHE_DIR: cacheDir, TURBO_TELEMETRY_DISABLED: '1' };
     const url = `http://127.0.0.1:${ports.PORT}${operationPath('gateway_getStatus')}`;
     const first = await timeNpmStart(env, url);

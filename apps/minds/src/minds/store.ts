@@ -134,9 +134,10 @@ export interface MindViewKey {
  * Reads of a Mind's view (getMind) gathered over one turn of the event loop and sent as one
  * statement: under load, each round trip to the database then serves several requests, which
  * halves what PostgreSQL spends per read (DECISIONS "Mind reads gathered per turn"). A lone read
- * goes out as findMind, the statement a quiet service always sent. If a gathered statement fails, each read is tried alone, so no request
- * is refused for another's read (an unreachable database refuses them all at once, as it would
- * alone). No result is kept: the next turn reads the database again.
+ * goes out as findMind, the statement a quiet service always sent. If a gathered statement fails,
+ * each read is tried alone, so no request is refused for another's read (an unreachable database
+ * refuses them all at once, as it would alone). No result is kept: the next turn reads the
+ * database again.
  */
 export function mindViewReader(db: Queryable): (key: MindViewKey) => Promise<MindView | undefined> {
   const readAlone = (key: MindViewKey) => findMind(db, key.tenant, key.mindId, { columns: MIND_VIEW_COLUMNS });
