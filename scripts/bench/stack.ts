@@ -24,12 +24,17 @@ export interface Stack {
   close(): Promise<void>;
 }
 
+/** A stack's data directory, for a process that must read the stack's files before it starts. */
+export function newStackDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'bench-stack-'));
+}
+
 /**
  * `databaseUrl` puts both services on PostgreSQL, each in a throwaway schema
  * dropped on close; without it each keeps PGlite in the data directory.
  */
-export async function startStack(options: { env?: Record<string, string>; mindsUrl?: string; databaseUrl?: string } = {}): Promise<Stack> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-stack-'));
+export async function startStack(options: { env?: Record<string, string>; mindsUrl?: string; databaseUrl?: string; dataDir?: string } = {}): Promise<Stack> {
+  const dataDir = options.dataDir ?? newStackDataDir();
   await ensureAssertionKeys(assertionKeyFiles(dataDir));
   const [gatewayPort, adminPort, mindsPort] = await freePorts(3);
   const common = { DATA_DIR: dataDir, NODE_ENV: 'production', ...options.env };

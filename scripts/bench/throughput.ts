@@ -10,8 +10,8 @@ import type { ChildProcess } from 'node:child_process';
 import { cpuMs, inRoundOrder, median, postgresCpuMs } from './figures.js';
 import { forkServer, freePort, repoRoot, rssMiB, stop } from './processes.js';
 import { operationPath } from '@gateway-minds/contract';
-import { assertionKeyFiles } from '@gateway-minds/service-kit';
-import { call, readyMind, sentence, startStack, type Stack } from './stack.js';
+import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit';
+import { call, newStackDataDir, readyMind, sentence, startStack, type Stack } from './stack.js';
 import { openStatementAlone, type StatementAlone } from './statement-alone.js';
 
 export interface ThroughputOptions {
@@ -123,9 +123,9 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
   const stacks: Stack[] = [];
   const statements: StatementAlone[] = [];
   try {
-    /** Forks a bench server on `p` (a free port unless given) and keeps it for the cleanup. */
-    const port = async (script: string, env: Record<string, string> = {}, p?: number) => {
-      p ??= await freePort();
+    /** Forks a bench server on a free port and keeps it for the cleanup. */
+    const port = async (script: string, env: Record<string, string> = {}) => {
+      const p = await freePort();
       children.push(await forkServer(script, { PORT: String(p), ...env }));
       return { url: `http://127.0.0.1:${p}`, pid: children.at(-1)!.pid! };
     };
@@ -168,15 +168,13 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     stacks.push(pipelineBehindGateway);
     const pipelineSession = (await pipelineBehindGateway.issue('bridge_session')).token;
     // A fourth in front of the same pipeline checking the gateway's assertion, as every service
-    // does: the assertion's own cost. The pipeline needs that gateway's key, so it starts second.
-    const checkingPort = await freePort();
-    const assertionBehindGateway = await startStack({ mindsUrl: `http://127.0.0.1:${checkingPort}` });
+    // does: the assertion's own cost. The pipeline needs that gateway's key, so the stack's keys are
+    // made first; the pipeline then listens before the stack picks its ports, which cannot take its.
+    const assertionDataDir = newStackDataDir();
+    await ensureAssertionKeys(assertionKeyFiles(assertionDataDir));
+    const checking = await port('servers/contract-pipeline.ts', { VALIDATE_RESPONSES: 'false', ASSERTION_PUBLIC_KEY_FILE: assertionKeyFiles(assertionDataDir).publicKeyFile });
+    const assertionBehindGateway = await startStack({ mindsUrl: checking.url, dataDir: assertionDataDir });
     stacks.push(assertionBehindGateway);
-    const checking = await port(
-      'servers/contract-pipeline.ts',
-      { VALIDATE_RESPONSES: 'false', ASSERTION_PUBLIC_KEY_FILE: assertionKeyFiles(assertionBehindGateway.dataDir).publicKeyFile },
-      checkingPort,
-    );
     const assertionSession = (await assertionBehindGateway.issue('bridge_session')).token;
 
     const mockPort = await freePort();
