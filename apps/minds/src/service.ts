@@ -11,8 +11,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type Request, type Response } from 'express';
 import type { JWK } from 'jose';
+import type { ServiceOperationId } from '@gateway-minds/contract';
 import { openDatabase, type Database } from '@gateway-minds/db';
-import { ADMITTED_OPERATIONS_PATH, ApiError, createContractServer, createLogger, createServiceApp, HEALTH_PATH, importAssertionKey, withSideRoutes, type AdmittedOperations, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
+import { ADMITTED_OPERATIONS_PATH, ApiError, createContractServer, createLogger, createServiceApp, HEALTH_PATH, importAssertionKey, withSideRoutes, type AdmittedOperations, type HandlerTable, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
 import { HttpAgentDirectory, type AgentDirectory } from './agents.js';
 import { authenticate, humanCaller } from './auth.js';
 import { MindsController } from './controller/controller.js';
@@ -124,14 +125,18 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     res.json(await readUsage(db, tenantOf(caller), { from, to, fromText, toText }, { hostReportStaleMs: deps.hostReportStaleMs, now }));
   }
 
-  const byOperation: Record<string, (req: Request, res: Response) => Promise<void>> = {
+  // One handler per Minds operation of the contract. An operation added to the spec is a type error
+  // here, naming it, until its handler is bound: `npm run scaffold:handler -- <operationId>` writes one.
+  const byOperation = {
     ...lifecycleHandlers(deps),
     ...memoryHandlers(deps),
     ...ownerHandlers(deps),
     minds_getUsage: getUsage,
-  };
+    // npm run scaffold:handler binds a new operation's handler above this line.
+  } satisfies HandlerTable<ServiceOperationId<'minds'>>;
+  // The table is checked above; bound, each handler takes the request as Express gives it.
   const handlers: Record<string, OperationHandler> = Object.fromEntries(
-    Object.entries(byOperation).map(([operationId, handle]) => [operationId, (req, res, next) => handle(req, res).catch(next)]),
+    Object.entries(byOperation as unknown as Record<string, (req: Request, res: Response) => Promise<void>>).map(([operationId, handle]) => [operationId, (req, res, next) => handle(req, res).catch(next)]),
   );
 
   const serviceApp = createServiceApp({

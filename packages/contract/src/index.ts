@@ -27,6 +27,10 @@ import type { components } from './generated/schema.js';
 export type ErrorCode = components['schemas']['ErrorCode'];
 export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
 export type OperationId = keyof typeof operationTable;
+/** The services the operations belong to: `gateway` and `iam`, answered by the gateway itself, and each forwarded service. */
+export type ServiceName = (typeof operationTable)[OperationId]['service'];
+/** The operation ids of one service (or several): the ids its handler table must cover, no more and no less. */
+export type ServiceOperationId<S extends ServiceName> = { [K in OperationId]: (typeof operationTable)[K]['service'] extends S ? K : never }[OperationId];
 export type Schemas = components['schemas'];
 /**
  * The `reason`s a code is sent with (its catalog entry's x-reasons); `never` for a code that

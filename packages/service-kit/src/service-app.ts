@@ -44,7 +44,11 @@ export function requestContext(res: Response): RequestContext {
   return res.locals.context as RequestContext;
 }
 
-export type OperationHandler = (req: Request, res: Response, next: NextFunction) => unknown;
+/**
+ * A bound handler. Declared as a method so that its parameters are compared both ways, and a table
+ * typed by the contract (handler-table.ts, narrower requests) passes where this is asked for.
+ */
+export type OperationHandler = { handle(req: Request, res: Response, next: NextFunction): unknown }['handle'];
 
 export interface ServiceAppOptions {
   /** The operations this app answers; anything else is ROUTE_NOT_FOUND / METHOD_NOT_ALLOWED. */

@@ -3,10 +3,10 @@
  * id: status, whoami, usage, errors, openapi.json, and credential verification.
  */
 import type { RequestHandler } from 'express';
-import { errorCatalog, errorCodes, errorDocsUrl, operationTable, type OperationFacts, type Schemas } from '@gateway-minds/contract';
+import { errorCatalog, errorCodes, errorDocsUrl, operationTable, type OperationFacts, type Schemas, type ServiceOperationId } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { isDatabaseUnavailable, type Database } from '@gateway-minds/db';
-import { ApiError, requestContext, type OperationHandler, type VerifiedPrincipal } from '@gateway-minds/service-kit';
+import { ApiError, requestContext, type HandlerTable, type VerifiedPrincipal } from '@gateway-minds/service-kit';
 import type { CredentialStore } from '../iam/credentials.js';
 import type { AdmissionProbe } from '../routing/admission-probe.js';
 import type { StatusProbe } from '../routing/status-probe.js';
@@ -58,7 +58,12 @@ function principalOf(res: Parameters<RequestHandler>[1]): VerifiedPrincipal {
   return res.locals.principal as VerifiedPrincipal;
 }
 
-export function gatewayHandlers(deps: GatewayRouteDeps): Record<string, OperationHandler> {
+/**
+ * One handler per operation the gateway answers itself (services `gateway` and `iam`). An operation
+ * added to the spec for either is a type error here, naming it, until its handler is bound
+ * (`npm run scaffold:handler -- <operationId>` writes one).
+ */
+export function gatewayHandlers(deps: GatewayRouteDeps): HandlerTable<ServiceOperationId<'gateway' | 'iam'>> {
   return {
     gateway_getStatus: async (_req, res) => {
       res.json(await deps.probe.status());
@@ -174,6 +179,7 @@ export function gatewayHandlers(deps: GatewayRouteDeps): Record<string, Operatio
           : { object: 'credential_verification', active: false };
       res.json(body);
     },
+    // npm run scaffold:handler binds a new operation's handler above this line.
   };
 }
 
