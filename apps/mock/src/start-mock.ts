@@ -2,7 +2,7 @@
  * Starts Prism on the bundled contract: every operation answers with the
  * spec's named examples (the first one by default). `Prefer: code=404` or
  * `Prefer: example=<name>` selects another. MOCK_PORT (default 4010) and
- * MOCK_HOST (default 127.0.0.1) override where it listens.
+ * MOCK_HOST (default 127.0.0.1) override where it listens; MOCK_DOCUMENT what it serves.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -10,7 +10,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const specPath = fileURLToPath(import.meta.resolve('@gateway-minds/contract/openapi.json'));
+// MOCK_DOCUMENT: another bundled document to serve; `npm run dev` points it at a copy it rewrites
+// on every good save, which Prism's own watcher reloads (it watches only the file it was given).
+const specPath = process.env.MOCK_DOCUMENT || fileURLToPath(import.meta.resolve('@gateway-minds/contract/openapi.json'));
 const prismPackage = require.resolve('@stoplight/prism-cli/package.json');
 const prismBin = join(dirname(prismPackage), 'dist/index.js');
 

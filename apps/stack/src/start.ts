@@ -56,6 +56,8 @@ function stop(code = 0): void {
 }
 process.once('SIGINT', () => stop());
 process.once('SIGTERM', () => stop());
+// Started by `npm run dev` (an IPC channel): when the loop is gone, so is the stack.
+process.once('disconnect', () => stop());
 
 const mindsMain = mainOf('@gateway-minds/minds');
 const mindsStarted = Boolean(mindsMain && existsSync(mindsMain));
@@ -88,10 +90,13 @@ const mindsUp = mindsStarted ? await answers(`http://127.0.0.1:${mindsPort}${HEA
 const gatewayUp = await answers(`${base}/v1/status`);
 if (!gatewayUp) console.warn('The gateway did not answer within a minute.');
 if (mindsStarted && !mindsUp) console.warn('The Minds service did not answer within a minute; /v1/status reports it down.');
+// `npm run dev` starts the stack with an IPC channel and restarts it on every contract change: tell it when both answer.
+process.send?.({ stack: gatewayUp && (!mindsStarted || mindsUp) ? 'ready' : 'unready' });
 // The admin command finds the admin listener through the data directory: a moved one must be named.
 const shellWord = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
 const dataDirSetting = dataDir === resolve(repoRoot, 'data') ? '' : `DATA_DIR=${shellWord(dataDir)} `;
-console.log(`
+// STACK_BANNER=off: `npm run dev` prints its own, once, and restarts the stack often.
+if (process.env.STACK_BANNER !== 'off') console.log(`
   The stack is up: ${base}  (data in ${dataDir})
 
   Get a credential (a signed-in session with a Sandbox selection):
