@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: measures, prints tables, and writes them to bench/RESULTS.md
  * with a description of the machine. Sections: throughput, search, pipeline,
- * startup, which also times the whole `npm start` command (BENCH_SECTIONS=throughput,search to choose; BENCH_QUICK=1 for a
+ * startup, which also times the whole `npm start` command, and dev-loop (a saved spec edit to
+ * the mock, the stack, the docs and the types under `npm run dev`) (BENCH_SECTIONS=throughput,search to choose; BENCH_QUICK=1 for a
  * short smoke run). No test asserts on these numbers: they are read, compared
  * with the targets in the table, and acted on.
  */
@@ -9,6 +10,7 @@ import { cpus, freemem, totalmem, release } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './processes.js';
+import { runDevLoop } from './dev-loop.js';
 import { runPipeline } from './pipeline.js';
 import { runSearch, searchTerms } from './search.js';
 import { runFirstStart, runStartup } from './startup.js';
@@ -18,7 +20,7 @@ import { runThroughput, type RowSummary, type ServingProcess, type ThroughputRep
 const quick = process.env.BENCH_QUICK === '1';
 // The PostgreSQL rows use this server (throwaway schemas, dropped afterwards); BENCH_DATABASE_URL= skips them.
 process.env.BENCH_DATABASE_URL ??= process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const sections = (process.env.BENCH_SECTIONS ?? 'throughput,search,pipeline,startup').split(',');
+const sections = (process.env.BENCH_SECTIONS ?? 'throughput,search,pipeline,startup,dev-loop').split(',');
 const out: string[] = [];
 const say = (line = '') => {
   console.log(line);
@@ -303,6 +305,23 @@ if (sections.includes('search')) {
     say('```');
     say();
   }
+}
+
+if (sections.includes('dev-loop')) {
+  const rounds = quick ? 1 : 5;
+  console.log(`dev-loop: ${rounds} rounds of three edits under npm run dev, on a scratch copy`);
+  const report = await runDevLoop({ rounds });
+  const s = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '–' : `${value.toFixed(2)} s`);
+  say('## Save to visible under `npm run dev` (a scratch copy, built first)');
+  say();
+  say(`From writing a \`$ref\`'d file of spec/ until the edit shows: the example in the mock's answer, the summary in the stack's GET /v1/openapi.json, all three in the docs page, the description and the summary in the contract's generated types. ${report.rounds.length} edits, ${rounds} of each kind, one at a time.`);
+  say();
+  table(['edit', 'mock', 'served openapi.json', 'docs page', 'types', 'visible (slowest)'], report.rounds.map((r) => [r.edit, s(r.places.mock), s(r.places.served), s(r.places.docs), s(r.places.types), s(r.visible)]));
+  say('Medians, and the loop\'s own step times (lint, bundle, generate, compile: the warm contract build; mock, docs, stack: from the save):');
+  say();
+  table(['place or step', 'median'], [...Object.entries(report.medians).map(([place, value]) => [place, s(value)]), ...Object.entries(report.stepMedians).map(([step, value]) => [`step: ${step}`, s(value)])]);
+  const slowest = Object.entries(report.stepMedians).filter(([step]) => ['mock', 'docs', 'stack'].includes(step)).sort((a, b) => b[1] - a[1])[0];
+  table(['target', 'measured', 'verdict'], [['save to visible ≤ 5 s (median)', s(report.visibleMedian), verdict(report.visibleMedian <= 5)], ['slowest step after the contract', slowest ? `${slowest[0]} (${s(slowest[1])})` : '–', '']]);
 }
 
 if (sections.includes('pipeline')) {
