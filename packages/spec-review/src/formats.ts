@@ -6,7 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve as resolvePath } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
-import type { Review, Severity } from './compare.js';
+import { sharedWhere, type Change, type Review, type Severity } from './compare.js';
+import { checkOf } from './registry.js';
 
 export interface FlatChange {
   id: string;
@@ -15,23 +16,21 @@ export interface FlatChange {
   operations: string[];
   where: string;
   message: string;
-  /** JSON pointer into the head document (the base one for something removed). */
+  /** JSON pointer into the head document (the base one for something removed: `side: 'base'`). */
   pointer: string;
+  side?: 'base' | 'head';
 }
 
-/** Every change of a review, one entry each, breaking first. */
+/** Every change of a review, one entry each, breaking first: operations added and removed, each operation's changes, shared schemas' and the document's. */
 export function flatten(review: Review): FlatChange[] {
   const order: Record<Severity, number> = { breaking: 0, warning: 1, info: 2 };
-  const removed = review.breaking
-    .filter((b) => b.id === 'api-removed' || b.id === 'api-operation-id-renamed')
-    .map((b) => ({ id: b.id, level: 'breaking' as Severity, operations: b.operations, where: b.where, message: b.message, pointer: b.pointer }));
+  const flat = (c: Change, operations: string[], where = c.where): FlatChange => ({ id: c.id, level: c.severity, operations, where, message: c.message, pointer: c.pointer, ...(c.side ? { side: c.side } : {}) });
   const changes: FlatChange[] = [
-    ...removed,
-    ...review.changed.flatMap((o) => o.changes.map((c) => ({ id: c.id, level: c.severity, operations: [o.operation.operationId], where: c.where, message: c.message, pointer: c.pointer }))),
-    ...review.sharedSchemas.flatMap((s) =>
-      s.changes.map((c) => ({ id: c.id, level: c.severity, operations: s.operations, where: `schema \`${s.schema}\` (${s.direction})${c.where === '(the schema)' ? '' : ` ${c.where}`}`, message: c.message, pointer: c.pointer })),
-    ),
-    ...review.document.map((c) => ({ id: c.id, level: c.severity, operations: [], where: c.where, message: c.message, pointer: c.pointer })),
+    ...review.added.map((o) => ({ id: 'endpoint-added', level: checkOf('endpoint-added').level, operations: [o.operationId], where: `\`${o.method} ${o.path}\``, message: o.summary ? `operation added: ${o.summary}` : 'operation added', pointer: o.pointer ?? '' })),
+    ...review.removals.map((r) => flat(r, [r.operation.operationId])),
+    ...review.changed.flatMap((o) => o.changes.map((c) => flat(c, [o.operation.operationId]))),
+    ...review.sharedSchemas.flatMap((s) => s.changes.map((c) => flat(c, s.operations, sharedWhere(s, c)))),
+    ...review.document.map((c) => flat(c, [])),
   ];
   return changes.sort((a, b) => order[a.level] - order[b.level]);
 }

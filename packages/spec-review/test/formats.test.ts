@@ -6,18 +6,22 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compareSpecs, createLocator, renderAnnotations, renderJson } from '../src/index.js';
+import { compareSpecs, createLocator, generatedClientLevels, renderAnnotations, renderJson } from '../src/index.js';
 import { mutated, toyApi } from './fixtures/toy-api.js';
 
 describe('levels', () => {
   const renamed = mutated((d) => (d.paths['/pets'].get.operationId = 'pets_listAll'));
 
-  it('an operationId rename is breaking by default (it names SDK methods, CLI commands and MCP tools)', () => {
-    expect(compareSpecs(toyApi(), renamed).breaking.map((b) => b.id)).toEqual(['api-operation-id-renamed']);
+  it('an operationId rename is info by default, as oasdiff levels api-operation-id-removed', () => {
+    expect(compareSpecs(toyApi(), renamed).breaking).toEqual([]);
   });
 
-  it('can be re-levelled to info for an API whose clients never see operation ids', () => {
-    expect(compareSpecs(toyApi(), renamed, { levels: { 'api-operation-id-renamed': 'info' } }).breaking).toEqual([]);
+  it('is breaking with generatedClientLevels, for an API whose operation ids name SDK methods, CLI commands and MCP tools', () => {
+    expect(compareSpecs(toyApi(), renamed, { levels: generatedClientLevels }).breaking.map((b) => b.id)).toEqual(['api-operation-id-renamed']);
+  });
+
+  it('refuses to re-level an id that is not registered', () => {
+    expect(() => compareSpecs(toyApi(), renamed, { levels: { 'no-such-check': 'info' } })).toThrow(/not registered/);
   });
 
   it('can raise a warning to breaking, which then joins the breaking list and the operation severity', () => {
@@ -42,7 +46,7 @@ describe('renderings', () => {
       level: 'breaking',
       operations: ['pets_create'],
       where: 'schema `NewPet` (request) .name',
-      message: '`maxLength` lowered 80 → 40 (narrowed)',
+      message: '`maxLength` lowered 80 → 40',
       pointer: '/components/schemas/NewPet/properties/name/maxLength',
     });
   });
@@ -57,6 +61,6 @@ describe('renderings', () => {
     const review = compareSpecs(base, head);
     expect(review.breaking.map((b) => b.pointer)).toEqual(['/paths/~1items/get/parameters/0/schema/maxLength']);
     const annotations = renderAnnotations(review, createLocator(join(dir, 'openapi.yaml'), dir), 'openapi.yaml');
-    expect(annotations).toBe('::error file=paths/items.yaml,line=8,title=request-max-length-decreased (breaking)::list: query parameter q: maxLength lowered 10 → 5 (narrowed)\n');
+    expect(annotations).toBe('::error file=paths/items.yaml,line=8,title=request-max-length-decreased (breaking)::list: query parameter q: maxLength lowered 10 → 5\n');
   });
 });

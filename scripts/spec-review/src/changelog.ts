@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { compareSpecs, flatten, type FlatChange, type OperationRef } from '@gateway-minds/spec-review';
+import { compareSpecs, flatten, generatedClientLevels, type FlatChange, type OperationRef } from '@gateway-minds/spec-review';
 import { bundleSpec, extractAt } from './sources.js';
 
 export interface ChangelogEntry {
@@ -64,7 +64,7 @@ export async function buildChangelog(root: string, specPath = 'spec/openapi.yaml
       entries.push({ commit, date, subject, initial: true, added: [], removed: [], breaking: [], warnings: [], infoCount: 0 });
       continue;
     }
-    const review = compareSpecs(base, head);
+    const review = compareSpecs(base, head, { levels: generatedClientLevels });
     const changes = flatten(review);
     entries.push({
       commit,
