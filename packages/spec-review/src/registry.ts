@@ -167,7 +167,7 @@ export const registry: readonly CheckDefinition[] = [
   ...schema('schema-objects', 'new-optional-property', { request: 'info' }, 'an optional property added to a request', () => ['new-optional-request-property']),
   ...schema('schema-objects', 'property-added', { response: 'info' }, 'a property added to a response', () => ['response-optional-property-added', 'response-required-property-added']),
   ...schema('schema-objects', 'property-removed', { request: 'warning' }, 'a request property removed: a client still sending it may be refused', () => ['request-property-removed']),
-  ...schema('schema-objects', 'property-removed-from-closed-object', { request: 'breaking' }, 'a property removed from a closed request object (`additionalProperties: false`): a client still sending it is refused', () => ['request-property-removed']),
+  ...schema('schema-objects', 'property-removed-from-closed-object', { request: 'breaking' }, 'a property removed from a closed request object (`additionalProperties: false`): a client still sending it is refused (oasdiff has no such case: its request-property-removed is a warning)'),
   ...schema('schema-objects', 'required-property-removed', { response: 'breaking' }, 'a required response property removed', () => ['response-required-property-removed']),
   ...schema('schema-objects', 'optional-property-removed', { response: 'warning' }, 'an optional response property removed: clients reading it get nothing', () => ['response-optional-property-removed']),
   ...schema('schema-objects', 'property-became-required', { request: 'breaking', response: 'info' }, 'a property now required', (d) => [d === 'request' ? 'request-property-became-required' : 'response-property-became-required']),
