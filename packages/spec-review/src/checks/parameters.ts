@@ -9,6 +9,7 @@ import { escapePointer, isObject, quote, resolve, same, show, type Change, type 
 import { emit } from '../scope.js';
 import type { Comparison, LocatedOperation } from '../compare.js';
 import { invalidSunset, sunsetDate } from './lifecycle.js';
+import { examplesOf } from './request-body.js';
 
 function parameterKey(p: Json): string {
   return `${String(p.in)}:${String(p.in) === 'header' ? String(p.name).toLowerCase() : String(p.name)}`;
@@ -97,7 +98,7 @@ export function compareParameters(cmp: Comparison, b: LocatedOperation, h: Locat
       if (!same(p[field], now[field])) emit(out, 'request-parameter-serialization-changed', where, `${field} changed ${show(p[field] ?? null)} → ${show(now[field] ?? null)}`, fact(field));
     }
     if (!same(p.description, now.description)) emit(out, 'request-parameter-description-changed', where, `description ${p.description === undefined ? 'added' : now.description === undefined ? 'removed' : 'changed'}: ${quote(now.description ?? p.description)}`, fact('description'));
-    if (!same(p.example, now.example) || !same(p.examples, now.examples)) emit(out, 'request-parameter-example-changed', where, 'example changed', fact(!same(p.example, now.example) ? 'example' : 'examples'));
+    if (!same(examplesOf(cmp.base, p), examplesOf(cmp.head, now))) emit(out, 'request-parameter-example-changed', where, 'example changed', fact(!same(p.example, now.example) ? 'example' : 'examples'));
     if (p.deprecated !== true && now.deprecated === true) emit(out, 'request-parameter-deprecated', where, 'deprecated', fact('deprecated'));
     if (p.deprecated === true && now.deprecated !== true) emit(out, 'request-parameter-reactivated', where, 'no longer deprecated', at);
     if (String(p['x-sunset']) !== String(now['x-sunset'])) {

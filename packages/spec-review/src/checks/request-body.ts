@@ -1,5 +1,5 @@
 /** The request body: added, removed, made required or optional, its media types, prose and examples, and each media type's schema. */
-import { escapePointer, quote, resolve, same, type Change, type Json } from '../model.js';
+import { escapePointer, quote, resolve, same, type Change, type Doc, type Json } from '../model.js';
 import { emit } from '../scope.js';
 import type { Comparison, LocatedOperation } from '../compare.js';
 import { typingOf } from './responses.js';
@@ -25,10 +25,17 @@ export function compareRequestBody(cmp: Comparison, b: LocatedOperation, h: Loca
     const before = (resolve(cmp.base, bContent[type]) ?? {}) as Json;
     const after = (resolve(cmp.head, hContent[type]) ?? {}) as Json;
     const mediaAt = `${at}/content/${escapePointer(type)}`;
-    if (!same(before.example, after.example) || !same(before.examples, after.examples)) emit(out, 'request-body-example-changed', where, examplesMessage(before, after), mediaAt);
+    const [bExamples, hExamples] = [examplesOf(cmp.base, before), examplesOf(cmp.head, after)];
+    if (!same(bExamples, hExamples)) emit(out, 'request-body-example-changed', where, examplesMessage(bExamples, hExamples), mediaAt);
     cmp.schema(before.schema, after.schema, 'request', `request body${Object.keys(hContent).length > 1 ? ` (${type})` : ''}`, out, uses, `${mediaAt}/schema`, `${b.pointer}/requestBody/content/${escapePointer(type)}/schema`, typingOf(type));
   }
   for (const type of Object.keys(hContent)) if (!(type in bContent)) emit(out, 'request-body-media-type-added', where, `media type \`${type}\` also accepted`, `${at}/content/${escapePointer(type)}`);
+}
+
+/** A media type's `example` and its named `examples`, each `$ref` followed (a shared example edited in components is a change here). */
+export function examplesOf(doc: Doc, media: Json): Json {
+  const named = (media.examples ?? {}) as Json;
+  return { example: media.example, examples: Object.fromEntries(Object.entries(named).map(([name, example]) => [name, resolve(doc, example) ?? example])) };
 }
 
 /** Which named examples were added, removed or changed. */

@@ -5,7 +5,7 @@
 import { escapePointer, list, plural, quote, resolve, same, type Change, type Doc, type Json } from '../model.js';
 import { emit, type Typing } from '../scope.js';
 import type { Comparison, LocatedOperation } from '../compare.js';
-import { examplesMessage } from './request-body.js';
+import { examplesMessage, examplesOf } from './request-body.js';
 
 /** JSON is typed on the wire (1 is not "1"); any other media type (XML, forms, text) carries text. */
 export function typingOf(mediaType: string): Typing {
@@ -56,7 +56,8 @@ export function compareResponses(cmp: Comparison, b: LocatedOperation, h: Locate
       const before = (resolve(cmp.base, bContent[type]) ?? {}) as Json;
       const after = (resolve(cmp.head, hContent[type]) ?? {}) as Json;
       const mediaAt = `${at}/content/${escapePointer(type)}`;
-      if (!same(before.example, after.example) || !same(before.examples, after.examples)) emit(out, 'response-body-example-changed', `response ${status}`, examplesMessage(before, after), mediaAt);
+      const [bExamples, hExamples] = [examplesOf(cmp.base, before), examplesOf(cmp.head, after)];
+      if (!same(bExamples, hExamples)) emit(out, 'response-body-example-changed', `response ${status}`, examplesMessage(bExamples, hExamples), mediaAt);
       cmp.schema(before.schema, after.schema, 'response', `response ${status} body`, out, uses, `${mediaAt}/schema`, `${baseAt}/content/${escapePointer(type)}/schema`, typingOf(type));
     }
     for (const type of Object.keys(hContent)) if (!(type in bContent)) emit(out, 'response-media-type-added', `response ${status}`, `may now return media type \`${type}\``, `${at}/content/${escapePointer(type)}`);
