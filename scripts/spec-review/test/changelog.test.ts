@@ -28,7 +28,7 @@ function commit(message: string, doc?: Doc): void {
   git('commit', '-q', '-m', message);
 }
 
-const versioned = (doc: Doc, version: string) => ({ ...doc, info: { ...doc.info, version } });
+const versioned = (doc: Doc, version: string): Doc => ({ ...doc, info: { ...doc.info, version } });
 
 describe('the release history', () => {
   git('init', '-q', '-b', 'main');
