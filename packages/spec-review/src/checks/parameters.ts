@@ -107,16 +107,22 @@ export function compareParameters(cmp: Comparison, b: LocatedOperation, h: Locat
     }
     const bDefault = resolve(cmp.base, p.schema)?.default;
     const hDefault = resolve(cmp.head, now.schema)?.default;
-    if (!same(bDefault, hDefault)) {
+    // A required parameter is always sent: its default is never used, so a change to it is only recorded.
+    if (!same(bDefault, hDefault) && now.required === true) {
+      const check = bDefault === undefined ? 'added' : hDefault === undefined ? 'removed' : 'changed';
+      emit(out, `request-default-value-${check}`, where, `default ${check}: ${show(bDefault ?? null)} → ${show(hDefault ?? null)} (a required parameter: never used)`, hDefault === undefined ? `${at}/schema` : `${at}/schema/default`);
+    } else if (!same(bDefault, hDefault)) {
       const check = bDefault === undefined ? 'added' : hDefault === undefined ? 'removed' : 'changed';
       emit(out, `request-parameter-default-value-${check}`, where, `default ${check}: ${show(bDefault ?? null)} → ${show(hDefault ?? null)} (clients that omit it get other behaviour)`, hDefault === undefined ? `${at}/schema` : `${at}/schema/default`);
     }
     if (p.schema === undefined && now.schema === undefined) continue;
     const listed = scalarBecameList(cmp, now, p.schema, now.schema);
+    // A parameter's default is judged above (the schema's own check leaves it out, so that one shared schema is compared once).
+    const skip = ['default'];
     if (listed) {
       // `?color=red` is a one-element list under form/explode serialization: a scalar that became a list of the same values still takes every old request.
       emit(out, 'request-type-generalized', where, `now also accepts a list (${listed})`, `${at}/schema/type`);
-      cmp.schema(p.schema, resolve(cmp.head, now.schema)!.items, 'request', where, out, uses, `${at}/schema/items`, `${baseAt}/schema`, 'weak', ['default']);
-    } else cmp.schema(p.schema, now.schema, 'request', where, out, uses, `${at}/schema`, `${baseAt}/schema`, 'weak', ['default']);
+      cmp.schema(p.schema, resolve(cmp.head, now.schema)!.items, 'request', where, out, uses, `${at}/schema/items`, `${baseAt}/schema`, 'weak', skip);
+    } else cmp.schema(p.schema, now.schema, 'request', where, out, uses, `${at}/schema`, `${baseAt}/schema`, 'weak', skip);
   }
 }
