@@ -13,7 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { operationIds, operationTable, type OpenApiDocument } from '@gateway-minds/contract';
 import { externalResourceUrls } from '../src/offline-check.js';
-import { changelogPage, errorsPage, favicon, gettingStartedPage, notFoundPage, siteNav, stylesheet, type ChangelogVersion, type SiteContext } from './pages.js';
+import { changelogPage, errorsPage, favicon, gettingStartedPage, notFoundPage, siteNav, stylesheet, type ChangelogHistory, type SiteContext } from './pages.js';
 
 const started = performance.now();
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -138,11 +138,11 @@ await writeFile(
 
 await writeFile(join(siteDir, 'errors.html'), errorsPage(ctx));
 await writeFile(join(siteDir, 'index.html'), gettingStartedPage(ctx));
-// The changelog needs the git history of spec/, which a build does not always have: CI writes it before publishing.
+// The changelog needs the releases (tags) and the history of spec/, which a build does not always have: CI writes it before publishing.
 // Beside the package, not in dist/: turbo hashes it as an input (apps/docs/turbo.json), where a file in
 // dist/ was neither hashed nor safe from the cached outputs restored over it, so the site kept "no history".
 const changelogJson = process.env.SPEC_CHANGELOG_JSON ?? join(packageDir, 'changelog.json');
-const changelog = existsSync(changelogJson) ? (JSON.parse(await readFile(changelogJson, 'utf8')) as ChangelogVersion[]) : undefined;
+const changelog = existsSync(changelogJson) ? (JSON.parse(await readFile(changelogJson, 'utf8')) as ChangelogHistory) : undefined;
 await writeFile(join(siteDir, 'changelog.html'), changelogPage(ctx, changelog));
 await writeFile(join(siteDir, '404.html'), notFoundPage(ctx));
 await writeFile(join(siteDir, 'style.css'), stylesheet);

@@ -210,17 +210,26 @@ await client.waitForMind(mind.mind_id, 'ready', { onProgress: (m) => console.log
 for await (const m of client.${list}.iterate()) console.log(m.mind_id, m.status);`;
 }
 
-/** One version of the spec as `npm run spec:changelog -- --format json` writes it (scripts/spec-review/src/changelog.ts). */
-export interface ChangelogVersion {
-  commit: string;
-  date: string;
-  subject: string;
+/**
+ * The API's release history as `npm run spec:changelog -- --format json` writes it
+ * (scripts/spec-review/src/changelog.ts): the same data the packages' CHANGELOG.md are written from.
+ */
+export interface ChangelogEntry {
+  /** null: the changes since the last release. */
+  version: string | null;
+  date: string | null;
+  previous: string | null;
   initial: boolean;
-  added: { operationId: string; method: string; path: string }[];
+  bump: 'major' | 'minor' | 'patch' | null;
+  added: { operationId: string; method: string; path: string; summary?: string }[];
   removed: { operationId: string; method: string; path: string }[];
-  breaking: { id: string; operations: string[]; where: string; message: string }[];
-  warnings: { id: string; operations: string[]; where: string; message: string }[];
-  infoCount: number;
+  changes: { id: string; level: 'breaking' | 'warning' | 'info'; operations: string[]; where: string; message: string }[];
+}
+
+export interface ChangelogHistory {
+  unreleased: ChangelogEntry | null;
+  /** Newest first. */
+  releases: ChangelogEntry[];
 }
 
 /**
@@ -234,37 +243,48 @@ export function notFoundPage(ctx: SiteContext): string {
   return layout(ctx, { file: '404.html', title: 'Page not found', body });
 }
 
-/**
- * The API's changelog, from the git history of spec/. The JSON is written at
- * publication (CI runs `npm run spec:changelog` with the full history); a
- * build without it says how to make it.
- */
-export function changelogPage(ctx: SiteContext, versions: ChangelogVersion[] | undefined): string {
-  const change = (kind: string, c: ChangelogVersion['breaking'][number]) => {
-    const who = c.operations.length === 0 ? '' : c.operations.length <= 3 ? `${c.operations.map((o) => `<a href="${referenceAnchor(o)}"><code>${o}</code></a>`).join(', ')} ` : `${c.operations.length} operations, `;
-    return `        <li>${kind}${who}${inline(c.where)}: ${inline(c.message)} <small><code>${escapeHtml(c.id)}</code></small></li>`;
-  };
-  const sections = (versions ?? [])
-    .filter((v) => v.initial || v.added.length + v.removed.length + v.breaking.length + v.warnings.length + v.infoCount > 0)
-    .map((v) => {
-      const items = v.initial
-        ? ['        <li>The first version of the spec.</li>']
-        : [
-            ...v.added.map((o) => `        <li>Added <a href="${referenceAnchor(o.operationId)}"><code>${o.operationId}</code></a> <code>${o.method} ${escapeHtml(o.path)}</code></li>`),
-            ...v.removed.map((o) => `        <li><strong>Removed</strong> <code>${o.operationId}</code> <code>${o.method} ${escapeHtml(o.path)}</code></li>`),
-            ...v.breaking.filter((c) => c.id !== 'api-removed').map((c) => change('<strong>Breaking</strong>: ', c)),
-            ...v.warnings.map((c) => change('Warning: ', c)),
-            ...(v.infoCount > 0 ? [`        <li>${v.infoCount} compatible change${v.infoCount > 1 ? 's' : ''}</li>`] : []),
-          ];
-      return `    <h2 id="v-${v.commit.slice(0, 12)}">${escapeHtml(v.date)}: ${inline(v.subject)} <small><code>${v.commit.slice(0, 12)}</code></small></h2>
+const levelLabel = { breaking: 'Breaking', warning: 'Warning', info: 'Compatible' } as const;
+const bumpLabel = { major: 'major: breaking changes', minor: 'minor: additive, existing calls keep working', patch: 'patch: descriptions or examples only' } as const;
+
+/** One change in the review's words: its operations linked to the reference, its level and check id. */
+function changeItem(change: ChangelogEntry['changes'][number]): string {
+  const operations =
+    change.operations.length === 0
+      ? 'Whole API'
+      : change.operations.length <= 5
+        ? change.operations.map((o) => `<a href="${referenceAnchor(o)}"><code>${escapeHtml(o)}</code></a>`).join(', ')
+        : `${change.operations.length} operations (${change.operations.map((o) => `<a href="${referenceAnchor(o)}"><code>${escapeHtml(o)}</code></a>`).join(', ')})`;
+  return `        <li class="change change-${change.level}"><strong>${levelLabel[change.level]}</strong> ${operations}: ${inline(change.where)}: ${inline(change.message)} <small><code>${escapeHtml(change.id)}</code></small></li>`;
+}
+
+function entrySection(entry: ChangelogEntry): string {
+  const id = entry.version ? `v${entry.version}` : 'unreleased';
+  const heading = entry.version ? `${escapeHtml(entry.version)} <small>${escapeHtml(entry.date ?? '')}${entry.bump ? `, ${bumpLabel[entry.bump]}` : ''}</small>` : `Unreleased <small>since ${escapeHtml(entry.previous ?? '')}</small>`;
+  const items = entry.initial
+    ? ['        <li>The first version of the API.</li>']
+    : [
+        ...entry.added.map((o) => `        <li class="change change-info"><strong>Added</strong> <a href="${referenceAnchor(o.operationId)}"><code>${escapeHtml(o.operationId)}</code></a> <code>${o.method} ${escapeHtml(o.path)}</code>${o.summary ? `: ${inline(o.summary)}` : ''} <small><code>endpoint-added</code></small></li>`),
+        ...entry.changes.filter((c) => c.id !== 'endpoint-added').map(changeItem),
+      ];
+  if (items.length === 0) items.push('        <li>No change to the document beyond its version.</li>');
+  return `    <h2 id="${id}">${heading}</h2>
       <ul>
 ${items.join('\n')}
       </ul>`;
-    });
+}
+
+/**
+ * The API's changelog for its consumers: each released version, newest first, the changes not yet
+ * released on top; every change with its operation (linked to the reference), level and check id,
+ * in the spec review's words. CI writes the history (`npm run spec:changelog`) before building the
+ * published site; a build without it says how to make it.
+ */
+export function changelogPage(ctx: SiteContext, history: ChangelogHistory | undefined): string {
+  const sections = history ? [...(history.unreleased ? [history.unreleased] : []), ...(history.releases ?? [])].map(entrySection) : [];
   const body = `    <h1>Changelog</h1>
-    <p>Every change to the contract, newest first, as the spec review judges it: breaking changes and
-    warnings with their check id, compatible changes counted. Commits that changed no operation or schema are left out.</p>
-${versions === undefined ? '    <p>This build has no history: the published site is built with it (<code>npm run spec:changelog -- --format json --output apps/docs/changelog.json</code>, then <code>npm run docs</code>).</p>' : sections.join('\n\n')}`;
+    <p>Every released version of the API, newest first, with each change the spec review reports: the operation it
+    touches, its level (breaking, warning, compatible) and its check id. A breaking change comes only with a new major version.</p>
+${history === undefined ? '    <p>This build has no release history: the published site is built with it (<code>npm run spec:changelog -- --format json --output apps/docs/changelog.json</code>, then <code>npm run docs</code>).</p>' : sections.join('\n\n')}`;
   return layout(ctx, { file: 'changelog.html', title: 'Changelog', body });
 }
 

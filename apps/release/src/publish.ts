@@ -3,12 +3,12 @@
  *
  * Publishes the contract, client, CLI, MCP and MSW packages (built) in dependency order, each with
  * `npm publish --provenance`, skipping a version the registry already has. The release workflow runs
- * it on main after CI is green; CI runs it with --dry-run (no token, nothing leaves the machine, no
+ * it right after a release is cut; CI runs it with --dry-run (no token, nothing leaves the machine, no
  * provenance: npm makes provenance only on a real publish from a CI provider).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { publishedPackages, readManifest, repoRoot } from './published.js';
+import { localChangelogLinks, publishedPackages, readManifest, repoRoot } from './published.js';
 
 function published(name: string, version: string): boolean {
   try {
@@ -19,6 +19,16 @@ function published(name: string, version: string): boolean {
 }
 
 const { values: args } = parseArgs({ options: { 'dry-run': { type: 'boolean', default: false } } });
+// A changelog read on npm must not send readers to this machine: a release (release:cut) rewrites every entry with DOCS_BASE_URL.
+const local = localChangelogLinks();
+if (local.length) {
+  const message = `${local.join(', ')}: CHANGELOG.md links to a local address; cut a release (npm run release:cut with DOCS_BASE_URL set) before publishing`;
+  if (!args['dry-run']) {
+    console.error(message);
+    process.exit(1);
+  }
+  console.warn(`warning: ${message}`);
+}
 for (const { name, dir } of publishedPackages) {
   const { version } = readManifest(dir);
   if (!args['dry-run'] && published(name, version)) {

@@ -1,12 +1,15 @@
 /**
- * Versions follow the spec (issue 23): every published package carries the spec's `info.version`,
- * pins the others at exactly that version, and is publishable (not private, public access, only
- * its dist and documents).
+ * Versions follow the spec, moved only when a release is cut (spec/DECISIONS.md, Versioning): every
+ * published package carries the spec's `info.version`, pins the others at exactly that version, and is
+ * publishable (not private, public access, only its dist and documents). A spec pull request changes
+ * none of this: CI previews the next version instead of checking one (`release:version --preview`).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { publishedPackages, readManifest, repoRoot, specVersion } from '../src/published.js';
+
+const workflow = (name: string) => readFileSync(join(repoRoot, '.github/workflows', name), 'utf8');
 
 describe('published package versions', () => {
   const version = specVersion();
@@ -32,6 +35,21 @@ describe('published package versions', () => {
     // npm 11 publish drops a bin written `./bin/x.js` ("script name ... was invalid and removed"); the
     // committed shims under bin/ (linked at the first install, before any build) are written without it.
     for (const target of Object.values((manifest.bin ?? {}) as Record<string, string>)) expect(target).toMatch(/^bin\/[\w.-]+\.js$/);
+  });
+
+  // DECISIONS.md, Versioning: "A spec pull request never bumps a version or writes a changelog".
+  it('pull requests get a preview of the next version in the spec review, not a version check that fails them', () => {
+    const ci = workflow('ci.yml');
+    expect(ci).not.toMatch(/release:version[^\n]*--check/);
+    expect(ci).toMatch(/release:version -- --preview --output/);
+  });
+
+  it('the release workflow cuts the release on main with the published docs address: writes, tags, pushes, publishes', () => {
+    const release = workflow('release.yml');
+    expect(release).toMatch(/workflow_dispatch/);
+    expect(release).toMatch(/DOCS_BASE_URL: \$\{\{ steps\.pages\.outputs\.base_url \}\}/);
+    expect(release.indexOf('npm run release:cut')).toBeLessThan(release.indexOf('git push --follow-tags'));
+    expect(release.indexOf('git push --follow-tags')).toBeLessThan(release.indexOf('npm run release:publish'));
   });
 
   it.each(publishedPackages)('$name has a changelog entry for the current version', ({ dir }) => {

@@ -6,3 +6,5 @@
 export * from './compare.js';
 export * from './report.js';
 export * from './formats.js';
+export { loadDocument, type LoadedDocument } from './load.js';
+export { registry, checkOf, isRegistered, generatedClientLevels, type CheckDefinition, type CheckDirection, type CheckFamily } from './registry.js';

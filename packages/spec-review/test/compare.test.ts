@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compareSpecs, type Review, type Severity } from '../src/compare.js';
+import { generatedClientLevels } from '../src/registry.js';
 import { renderMarkdown } from '../src/report.js';
 import { mutated, toyApi, type Doc } from './fixtures/toy-api.js';
 
@@ -29,13 +30,13 @@ const limit = (doc: Doc) => pets(doc).get.parameters[0];
 describe('identical documents', () => {
   it('report nothing', () => {
     const review = compareSpecs(toyApi(), toyApi());
-    expect(review).toEqual({ added: [], removed: [], changed: [], sharedSchemas: [], document: [], breaking: [] });
+    expect(review).toEqual({ added: [], removed: [], changed: [], sharedSchemas: [], document: [], removals: [], breaking: [] });
   });
 });
 
 describe('breaking changes', () => {
   const cases: [string, (doc: Doc) => void, RegExp][] = [
-    ['a removed operation', (d) => delete d.paths['/pets/{pet_id}'].delete, /^pets_delete \| `DELETE \/pets\/\{pet_id\}`: operation removed$/],
+    ['a removed operation', (d) => delete d.paths['/pets/{pet_id}'].delete, /^pets_delete \| `DELETE \/pets\/\{pet_id\}`: operation removed without being deprecated first$/],
     ['a renamed operation id', (d) => (pets(d).get.operationId = 'pets_listAll'), /^pets_list \| `GET \/pets`: operation id renamed to `pets_listAll`/],
     [
       'a moved operation',
@@ -49,26 +50,23 @@ describe('breaking changes', () => {
     ['an optional request field made required', (d) => newPet(d).required.push('age'), /`NewPet` \(request\): property `age` is now required$/],
     ['a new required query parameter', (d) => pets(d).get.parameters.push({ name: 'species', in: 'query', required: true, schema: { type: 'string' } }), /^pets_list \| query parameter `species`: new required parameter$/],
     ['an optional parameter made required', (d) => (limit(d).required = true), /^pets_list \| query parameter `limit`: is now required$/],
-    ['a removed query parameter', (d) => pets(d).get.parameters.splice(0, 1), /^pets_list \| query parameter `limit`: removed/],
-    ['a request body that is now required', (d) => (d.paths['/pets/{pet_id}'].delete.requestBody = { required: true, content: { 'application/json': { schema: { type: 'object' } } } }), /^pets_delete \| request body: now required$/],
-    ['a removed response field', (d) => delete pet(d).properties.nickname, /`Pet` \(response\): response property `nickname` removed$/],
-    ['a retyped response field', (d) => (pet(d).properties.name.type = 'integer'), /`Pet` \(response\) \.name: retyped: may now be `integer`/],
-    ['a response field that may now be null', (d) => (pet(d).properties.name.type = ['string', 'null']), /`Pet` \(response\) \.name: retyped: may now be `null`/],
+    ['a request body that is now required', (d) => (d.paths['/pets/{pet_id}'].delete.requestBody = { required: true, content: { 'application/json': { schema: { type: 'object' } } } }), /^pets_delete \| request body: a required body added$/],
+    ['a removed required response field', (d) => { delete pet(d).properties.born_at; pet(d).required = pet(d).required.filter((r: string) => r !== 'born_at'); }, /`Pet` \(response\): response property `born_at` removed$/],
+    ['a retyped response field', (d) => (pet(d).properties.name.type = 'integer'), /`Pet` \(response\) \.name: may now return another type \(retyped `string` → `integer`\)/],
+    ['a response field that may now be null', (d) => (pet(d).properties.name.type = ['string', 'null']), /`Pet` \(response\) \.name: may now be `null`/],
     ['a response field no longer always present', (d) => (pet(d).required = pet(d).required.filter((r: string) => r !== 'born_at')), /`Pet` \(response\): property `born_at` is no longer always present$/],
-    ['a request enum value removed (narrowing)', (d) => (d.components.schemas.PetStatus.enum = ['available', 'pending']), /`PetStatus` \(request\): enum value `sold` no longer accepted \(narrowed\)$/],
-    ['a request maxLength lowered', (d) => (newPet(d).properties.name.maxLength = 40), /`NewPet` \(request\) \.name: `maxLength` lowered 80 → 40 \(narrowed\)$/],
-    ['a request maximum lowered', (d) => (limit(d).schema.maximum = 50), /^pets_list \| query parameter `limit`: `maximum` lowered 100 → 50 \(narrowed\)$/],
+    ['a request enum value removed (narrowing)', (d) => (d.components.schemas.PetStatus.enum = ['available', 'pending']), /`PetStatus` \(request\): enum value `sold` no longer accepted$/],
+    ['a request maxLength lowered', (d) => (newPet(d).properties.name.maxLength = 40), /`NewPet` \(request\) \.name: `maxLength` lowered 80 → 40$/],
+    ['a request maximum lowered', (d) => (limit(d).schema.maximum = 50), /^pets_list \| query parameter `limit`: `maximum` lowered 100 → 50$/],
     ['a request maxItems lowered', (d) => (newPet(d).properties.tags.maxItems = 4), /`NewPet` \(request\) \.tags: `maxItems` lowered 8 → 4/],
-    ['a request minLength raised', (d) => (newPet(d).properties.name.minLength = 3), /`NewPet` \(request\) \.name: `minLength` raised 1 → 3 \(narrowed\)$/],
-    ['a request minimum raised', (d) => (newPet(d).properties.age.minimum = 1), /`NewPet` \(request\) \.age: `minimum` raised 0 → 1 \(narrowed\)$/],
+    ['a request minLength raised', (d) => (newPet(d).properties.name.minLength = 3), /`NewPet` \(request\) \.name: `minLength` raised 1 → 3$/],
+    ['a request minimum raised', (d) => (newPet(d).properties.age.minimum = 1), /`NewPet` \(request\) \.age: `minimum` raised 0 → 1$/],
     ['a request header pattern added', (d) => (d.components.parameters.IdempotencyKey.schema.pattern = '^[a-z]+$'), /^pets_create \| header parameter `Idempotency-Key`: pattern `\^\[a-z\]\+\$` added$/],
-    ['a request maxLength added inside a oneOf variant', (d) => (newPet(d).properties.owner.oneOf[0].properties.person_id.maxLength = 10), /`NewPet` \(request\) \.owner<`kind="person"`>\.person_id: `maxLength: 10` added \(narrowed\)$/],
-    ['a request pattern changed', (d) => (newPet(d).properties.name.pattern = '^[A-Z]'), /`NewPet` \(request\) \.name: pattern changed `\\S` → `\^\[A-Z\]`$/],
     ['a request pattern added deep inside', (d) => (newPet(d).properties.tags.items.pattern = '^[a-z]+$'), /`NewPet` \(request\) \.tags\[\]: pattern `\^\[a-z\]\+\$` added$/],
     ['a request format added', (d) => (newPet(d).properties.name.format = 'email'), /`NewPet` \(request\) \.name: format `email` added$/],
-    ['a request type narrowed', (d) => (newPet(d).properties.age.type = 'string'), /`NewPet` \(request\) \.age: no longer accepts type `integer`/],
+    ['a request type narrowed', (d) => (newPet(d).properties.age.type = 'string'), /`NewPet` \(request\) \.age: no longer accepts every value it did \(retyped `integer` → `string`\)/],
     ['a request oneOf variant removed', (d) => newPet(d).properties.owner.oneOf.pop(), /`NewPet` \(request\) \.owner: oneOf variant `kind="shelter"` removed$/],
-    ['a request field removed from a closed body', (d) => delete newPet(d).properties.age, /`NewPet` \(request\): property `age` removed: the body is closed/],
+    ['a request field removed from a closed body', (d) => delete newPet(d).properties.age, /`NewPet` \(request\): property `age` removed: the object is closed/],
     ['a new scope', (d) => (d.paths['/pets/{pet_id}'].get.security = [{ session: ['pets:read', 'pets:admin'] }]), /^pets_get \| security: `session` now needs scope `pets:admin`$/],
     ['a credential now needed', (d) => (d.paths['/status'].get.security = [{ session: [] }]), /^status_get \| security: now needs a credential$/],
     [
@@ -86,7 +84,7 @@ describe('breaking changes', () => {
   ];
 
   it.each(cases)('%s', (_name, change, expected) => {
-    const review = compareSpecs(toyApi(), mutated(change));
+    const review = compareSpecs(toyApi(), mutated(change), { levels: generatedClientLevels });
     expect(lines(review).some((line) => expected.test(line)), `${expected}\nin\n${lines(review).join('\n')}`).toBe(true);
   });
 
@@ -97,7 +95,7 @@ describe('breaking changes', () => {
   });
 
   it('a shared schema change names every operation that reaches it, in each direction', () => {
-    const review = compareSpecs(toyApi(), mutated((d) => (d.components.schemas.PetId.maxLength = 20)));
+    const review = compareSpecs(toyApi(), mutated((d) => (d.components.schemas.PetId.maxLength = 20)), { levels: generatedClientLevels });
     const request = review.sharedSchemas.find((s) => s.schema === 'PetId' && s.direction === 'request')!;
     const response = review.sharedSchemas.find((s) => s.schema === 'PetId' && s.direction === 'response')!;
     expect(request.operations.sort()).toEqual(['pets_delete', 'pets_get', 'pets_list']);
@@ -128,18 +126,18 @@ describe('an operation whose id changed is still compared', () => {
     });
 
   it('its other breaking changes are reported beside the rename, under the new id', () => {
-    const review = compareSpecs(toyApi(), renamedAndNarrowed());
+    const review = compareSpecs(toyApi(), renamedAndNarrowed(), { levels: generatedClientLevels });
     expect(lines(review)).toEqual(['pets_list | `GET /pets`: operation id renamed to `pets_listAll` (client methods, CLI commands and MCP tools change name)', 'pets_listAll | query parameter `limit`: is now required']);
     expect(review.changed.map((o) => o.operation.operationId)).toEqual(['pets_listAll']);
   });
 
-  it('and stay breaking when the rename is re-levelled to info (an API whose clients do not see operation ids)', () => {
-    const review = compareSpecs(toyApi(), renamedAndNarrowed(), { levels: { 'api-operation-id-renamed': 'info' } });
+  it('and stay breaking at the default level of the rename, info (oasdiff: api-operation-id-removed)', () => {
+    const review = compareSpecs(toyApi(), renamedAndNarrowed());
     expect(lines(review)).toEqual(['pets_listAll | query parameter `limit`: is now required']);
   });
 
   it('a rename alone changes nothing else', () => {
-    const review = compareSpecs(toyApi(), mutated((d) => (pets(d).get.operationId = 'pets_listAll')));
+    const review = compareSpecs(toyApi(), mutated((d) => (pets(d).get.operationId = 'pets_listAll')), { levels: generatedClientLevels });
     expect(review.changed).toEqual([]);
     expect(review.breaking.map((b) => b.id)).toEqual(['api-operation-id-renamed']);
   });
@@ -163,14 +161,14 @@ describe('component schemas are type names of every generated client', () => {
     });
 
   it('a schema renamed with the same shape is breaking, though the wire is unchanged, and the message names the new name', () => {
-    const review = compareSpecs(toyApi(), renamed());
+    const review = compareSpecs(toyApi(), renamed(), { levels: generatedClientLevels });
     expect(lines(review)).toEqual([' | schema `PetStatus`: renamed to `PetState`, the same shape: generated types named `PetStatus` are gone']);
     expect(review.changed).toEqual([]);
     expect(allChanges(review)).toContainEqual({ severity: 'info', text: 'document | schema `PetState`: added' });
   });
 
-  it('re-levelled to info for an API whose clients never see schema names', () => {
-    expect(compareSpecs(toyApi(), renamed(), { levels: { 'api-schema-removed': 'info' } }).breaking).toEqual([]);
+  it('info by default (oasdiff), for an API whose clients never see schema names', () => {
+    expect(compareSpecs(toyApi(), renamed()).breaking).toEqual([]);
   });
 
   it('a new schema is info', () => {
@@ -194,11 +192,16 @@ describe('changes that are not breaking', () => {
     ['a response field added', (d) => (pet(d).properties.color = { type: 'string' }), 'info', /Pet \(response\) \| \(the schema\): new response property `color`$/],
     ['a response field made required', (d) => pet(d).required.push('nickname'), 'info', /property `nickname` is now required$/],
     ['a response type narrowed (no longer null)', (d) => (pet(d).properties.nickname.type = 'string'), 'info', /\.nickname: is no longer `null`$/],
-    ['a new error status', (d) => (d.paths['/pets/{pet_id}'].get.responses['429'] = { description: 'slow down' }), 'warning', /^pets_get \| response 429: new error status/],
+    ['a new error status', (d) => (d.paths['/pets/{pet_id}'].get.responses['429'] = { description: 'slow down' }), 'info', /^pets_get \| response 429: new error status/],
     ['a new error code on a response', (d) => (d.paths['/pets/{pet_id}'].get.responses['404'].content['application/json'].examples.GONE = { value: { error: { code: 'NOT_FOUND_ANYMORE' } } }), 'warning', /response 404: may now return error code `NOT_FOUND_ANYMORE`$/],
     ['a new error code in the catalog', (d) => d.components.schemas.ErrorCode.oneOf.push({ const: 'GONE', 'x-status': 410, 'x-type': 'gone' }), 'info', /^document \| error catalog: code added: `GONE`$/],
+    ['a removed query parameter (oasdiff: a warning)', (d) => pets(d).get.parameters.splice(0, 1), 'warning', /^pets_list \| query parameter `limit`: removed/],
+    ['a removed optional response field (oasdiff: a warning)', (d) => delete pet(d).properties.nickname, 'warning', /Pet \(response\) \| \(the schema\): response property `nickname` removed$/],
+    ['a request pattern changed (oasdiff: a warning, it may not narrow)', (d) => (newPet(d).properties.name.pattern = '^[A-Z]'), 'warning', /NewPet \(request\) \| \.name: pattern changed `\\S` → `\^\[A-Z\]`$/],
+    ['a request maxLength set where there was none (oasdiff: a warning)', (d) => (newPet(d).properties.owner.oneOf[0].properties.person_id.maxLength = 10), 'warning', /`maxLength: 10` added$/],
+    ['a request property that now also accepts null, wrapped as oneOf [null, X]', (d) => (newPet(d).properties.name = { oneOf: [{ type: 'null' }, newPet(d).properties.name] }), 'info', /NewPet \(request\) \| \.name: now also accepts `null`$/],
     ['a scope dropped', (d) => (d.paths['/pets/{pet_id}'].get.security = [{ session: [] }]), 'info', /no longer needs scope `pets:read`$/],
-    ['a described change', (d) => (pets(d).get.description = 'Lists pets, newest first.'), 'info', /^pets_list \| description: description changed$/],
+    ['a described change', (d) => (pets(d).get.description = 'Lists pets, newest first.'), 'info', /^pets_list \| description: description changed: “Lists pets, newest first.”$/],
   ];
 
   it.each(cases)('%s', (_name, change, severity, expected) => {

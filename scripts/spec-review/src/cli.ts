@@ -1,21 +1,23 @@
 /**
  * npm run spec:review -- --base <git ref> [options]
  *
- * Lints the head spec, bundles it and the spec at the base ref, and reports
- * with @gateway-minds/spec-review: operations added, removed and changed, and
- * breaking changes judged by direction, each with its check id and level, as
- * Markdown, JSON or GitHub annotations on the changed spec lines. Exits 1 when the head spec has lint errors,
- * does not bundle (the report then says why), or has a breaking change that is not acknowledged
- * (--accept-breaking, or SPEC_REVIEW_ACCEPT_BREAKING=1, which CI sets from the PR label
+ * The repository's spec review: lints the head spec, bundles it and the spec at the base ref, and
+ * reports with @gateway-minds/spec-review (this API's levels: generatedClientLevels), as Markdown,
+ * JSON or GitHub annotations on the changed spec lines. `--output` writes the format `--format`
+ * names; `--markdown` also writes the Markdown report (CI posts it on the pull request). Exits 1
+ * when the head spec has lint errors, does not bundle, or has a breaking change that is not
+ * acknowledged (--accept-breaking, or SPEC_REVIEW_ACCEPT_BREAKING=1, which CI sets from the label
  * `breaking-change-accepted`); 2 on a usage error or a base spec that does not bundle.
  */
-import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   compareSpecs,
   createLocator,
+  generatedClientLevels,
   hasBlockingProblems,
+  isRegistered,
   renderAnnotations,
   renderBundleFailure,
   renderBundleFailureAnnotation,
@@ -26,25 +28,37 @@ import {
 import { bundleSpec, extractAt, lintSpec, repoRoot, resolveCommit } from './sources.js';
 
 const usage = `usage: npm run spec:review -- --base <git ref> [--head <git ref>] [--spec spec/openapi.yaml]
-                            [--accept-breaking] [--output report.md]
-                            [--format markdown|json|github] [--level <check id>=<level>]...
+                            [--format markdown|json|github] [--output file] [--markdown file]
+                            [--append file]... [--accept-breaking] [--level <check id>=<level>]...
 
   --base             the ref to compare with (a PR's base sha, origin/main)
   --head             compare this ref instead of the working tree
   --spec             the root document, relative to the repository (default spec/openapi.yaml)
-  --accept-breaking  breaking changes are acknowledged: report them, exit 0
+  --format           markdown (default), json (every change with its check id, level, operations,
+                     file, line and pointer, and every lint problem with its location), or github
+                     (workflow annotations on the changed lines of spec/, for CI)
+  --output           write the report in that format to this file instead of stdout
+  --markdown         also write the Markdown report to this file (and to $GITHUB_STEP_SUMMARY when
+                     it is set)
+  --append           a Markdown section put into the Markdown report (the next version's preview)
+  --accept-breaking  breaking changes are acknowledged: annotated as warnings, exit 0
                      (also SPEC_REVIEW_ACCEPT_BREAKING=1)
-  --output           also write the Markdown report to this file
-                     (and to $GITHUB_STEP_SUMMARY when it is set)
-  --format           what to print: markdown (default), json (every change with
-                     its check id and level), github (workflow annotations on the
-                     changed lines of spec/, for CI)
   --level            re-level a check: --level api-operation-id-renamed=info
                      (levels: breaking, warning, info; check ids: packages/spec-review/README.md)`;
 
 function truthy(value: string | undefined): boolean {
   return value !== undefined && /^(1|true|yes)$/i.test(value.trim());
 }
+
+/**
+ * What a new operation needs beyond the spec: a handler in the service that serves its path. The
+ * client, CLI, MCP server, MSW handlers, mock and docs are generated from the contract.
+ */
+function handlerNote(operation: { operationId: string; path: string }): string {
+  const where = operation.path.startsWith('/v1/minds') ? 'bound in `apps/minds/src/service.ts`' : 'bound in `apps/gateway/src/routes/gateway-routes.ts`';
+  return `↳ needs a server handler: \`npm run scaffold:handler -- ${operation.operationId}\` writes a stub, ${where}.`;
+}
+const generatedNote = 'The typed client, the CLI, the MCP server, the MSW handlers, the Prism mock and the docs pick new operations up by themselves: they are built from the contract.';
 
 async function main(): Promise<number> {
   let args;
@@ -56,6 +70,8 @@ async function main(): Promise<number> {
         spec: { type: 'string', default: 'spec/openapi.yaml' },
         'accept-breaking': { type: 'boolean', default: false },
         output: { type: 'string' },
+        markdown: { type: 'string' },
+        append: { type: 'string', multiple: true, default: [] },
         format: { type: 'string', default: 'markdown' },
         level: { type: 'string', multiple: true, default: [] },
         help: { type: 'boolean', short: 'h', default: false },
@@ -74,25 +90,32 @@ async function main(): Promise<number> {
     console.error(`--base is required\n\n${usage}`);
     return 2;
   }
-
   if (!['markdown', 'json', 'github'].includes(args.format!)) {
     console.error(`--format must be markdown, json or github\n\n${usage}`);
     return 2;
   }
-  const levels: Record<string, Severity> = {};
+  // This API's clients are generated from its document: the checks that break them are breaking here (spec/DECISIONS.md, Versioning).
+  const levels: Record<string, Severity> = { ...generatedClientLevels };
   for (const setting of args.level ?? []) {
     const match = /^([a-z0-9-]+)=(breaking|warning|info)$/.exec(setting);
-    if (!match) {
-      console.error(`--level takes <check id>=breaking|warning|info, not ${setting}\n\n${usage}`);
+    if (!match || !isRegistered(match[1]!)) {
+      console.error(`--level takes <registered check id>=breaking|warning|info, not ${setting}\n\n${usage}`);
       return 2;
     }
     levels[match[1]!] = match[2] as Severity;
   }
+  const appended = (args.append ?? []).filter((file) => existsSync(file)).map((file) => readFileSync(file, 'utf8'));
 
   const root = repoRoot(process.cwd());
   const specPath = args.spec!;
   const specDir = specPath.split('/')[0]!;
   const temporary: string[] = [];
+  const emit = (report: string, markdown: string) => {
+    if (args.output) writeFileSync(resolve(process.cwd(), args.output), report);
+    else process.stdout.write(report);
+    if (args.markdown) writeFileSync(resolve(process.cwd(), args.markdown), markdown);
+    if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, markdown);
+  };
   try {
     const baseCommit = resolveCommit(root, args.base);
     const baseRoot = extractAt(root, baseCommit, specDir);
@@ -108,21 +131,25 @@ async function main(): Promise<number> {
 
     const lint = lintSpec(headRoot, specPath);
     const baseLabel = `${args.base}${args.base.startsWith(baseCommit.slice(0, 7)) ? '' : ` (${baseCommit.slice(0, 12)})`}`;
-    const commands = { lint: 'npm run lint:spec', review: 'npm run spec:review -- --base {base}' };
+    const commands = { lint: 'npm run lint:spec', review: 'npm run spec:review -- --base {base} --format json' };
     const [base, head] = await Promise.all([bundleSpec(baseRoot, specPath), bundleSpec(headRoot, specPath).catch((error: Error) => error)]);
     if (head instanceof Error) {
       // The pull request's own spec is broken: a failure of the change (exit 1), reported where every other one is.
       const markdown = renderBundleFailure({ base: baseLabel, head: headLabel, lint, commands }, head.message);
-      if (args.format === 'json') process.stdout.write(`${JSON.stringify({ base: args.base, baseCommit, head: headLabel, bundleError: head.message, lint: { errors: lint.errors, warnings: lint.warnings } }, null, 2)}\n`);
-      else if (args.format === 'github') process.stdout.write(renderBundleFailureAnnotation(specPath, head.message));
-      else process.stdout.write(markdown);
-      if (args.output) writeFileSync(resolve(process.cwd(), args.output), markdown);
-      if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, markdown);
+      const report =
+        args.format === 'json'
+          ? `${JSON.stringify({ base: args.base, baseCommit, head: headLabel, bundleError: head.message, lint }, null, 2)}\n`
+          : args.format === 'github'
+            ? renderBundleFailureAnnotation(specPath, head.message)
+            : markdown;
+      emit(report, markdown);
       console.error(`spec review: the head spec does not bundle, lint ${lint.errors} errors -> FAIL`);
       return 1;
     }
     const review = compareSpecs(base, head, { levels });
     const acknowledged = args['accept-breaking'] === true || truthy(process.env.SPEC_REVIEW_ACCEPT_BREAKING);
+    // Annotations and JSON name files relative to the repository root, as GitHub expects; a ref's extracted copy maps to the same names.
+    const locate = createLocator(resolve(headRoot, specPath), headRoot, { base });
     const markdown = renderMarkdown(review, {
       base: baseLabel,
       head: headLabel,
@@ -130,18 +157,20 @@ async function main(): Promise<number> {
       acknowledged,
       acknowledgeHint:
         'If they are intended, a maintainer adds the label `breaking-change-accepted` to the pull request ' +
-        '(locally: `--accept-breaking`), and the change is announced in the changelog (spec/DECISIONS.md, Versioning).',
+        '(locally: `--accept-breaking`); the next release is then a major version (spec/DECISIONS.md, Versioning).',
       commands,
+      locate,
+      addedOperationNote: handlerNote,
+      addedOperationsFooter: generatedNote,
+      extraSections: appended,
     });
-
-    if (args.format === 'json') {
-      process.stdout.write(renderJson(review, { base: args.base, baseCommit, head: headLabel, lint: { errors: lint.errors, warnings: lint.warnings } }));
-    } else if (args.format === 'github') {
-      // Annotations name files relative to the repository root, as GitHub expects; a ref's extracted copy maps to the same names.
-      process.stdout.write(renderAnnotations(review, createLocator(resolve(headRoot, specPath), headRoot), specPath));
-    } else process.stdout.write(markdown);
-    if (args.output) writeFileSync(resolve(process.cwd(), args.output), markdown);
-    if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, markdown);
+    const report =
+      args.format === 'json'
+        ? renderJson(review, { locate, lint, context: { base: args.base, baseCommit, head: headLabel, acknowledged } })
+        : args.format === 'github'
+          ? renderAnnotations(review, locate, specPath, { acknowledged })
+          : markdown;
+    emit(report, markdown);
     const blocked = hasBlockingProblems(review, { lint, acknowledged });
     console.error(
       `spec review: ${review.added.length} added, ${review.removed.length} removed, ${review.changed.length} changed, ` +

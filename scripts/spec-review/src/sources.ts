@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve as resolvePath } from 'node:path';
 import { bundle, createConfig, loadConfig } from '@redocly/openapi-core';
 import type { LintResult } from '@gateway-minds/spec-review';
 
@@ -88,11 +88,16 @@ export function lintSpec(root: string, entry: string): LintResult {
     warnings: report.totals.warnings,
     problems: report.problems.map((p) => {
       const at = p.location?.[0];
+      // Files named from the repository's root, as annotations name them.
+      const file = at?.source?.ref ? relative(root, resolvePath(root, at.source.ref)) : entry;
       return {
         severity: p.severity,
         ruleId: p.ruleId,
         message: p.message,
-        location: `${at?.source?.ref ?? entry}${at?.start?.line ? `:${at.start.line}` : ''}${at?.pointer ? ` ${at.pointer}` : ''}`,
+        location: `${file}${at?.start?.line ? `:${at.start.line}` : ''}${at?.pointer ? ` ${at.pointer}` : ''}`,
+        file,
+        ...(at?.start?.line ? { line: at.start.line } : {}),
+        ...(at?.pointer ? { pointer: at.pointer } : {}),
       };
     }),
   };

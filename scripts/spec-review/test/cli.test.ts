@@ -58,40 +58,55 @@ describe('spec:review on a git repository', () => {
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'v1');
 
-  it('fails on a breaking change in the working tree, reporting it in Markdown', () => {
+  it('fails on a breaking change in the working tree, reporting it in Markdown, each change with its file and line', () => {
     const head = toyApi();
     delete head.paths['/pets/{pet_id}'].delete;
     head.components.schemas.NewPet.properties.name.maxLength = 40;
     writeToy(repo, head);
-    const output = join(repo, 'report.md');
-    const run = review(repo, ['--base', 'HEAD', '--output', output]);
+    const run = review(repo, ['--base', 'HEAD']);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toContain('## Spec review');
     expect(run.stdout).toContain('❌ **2 breaking changes, not acknowledged.**');
     expect(run.stdout).toContain('`breaking-change-accepted`');
-    expect(run.stdout).toContain('| Operations removed | 1 |');
-    expect(run.stdout).toContain('- 🔴 `pets_delete` `DELETE /pets/{pet_id}`: Delete a pet');
-    expect(run.stdout).toContain('schema `NewPet` (request) .name: `maxLength` lowered 80 → 40 (narrowed)');
+    expect(run.stdout).toContain('| Operations added / removed / changed | 0 / 1 / 1 |');
+    expect(run.stdout).toMatch(/- 🔴 \*\*breaking\*\* `pets_delete` `DELETE \/pets\/\{pet_id\}`: operation removed without being deprecated first <sub>`api-removed`<\/sub> <sub>spec\/openapi\.yaml:\d+<\/sub>/);
+    expect(run.stdout).toMatch(/schema `NewPet` \(request\) \.name: `maxLength` lowered 80 → 40 <sub>`request-max-length-decreased`<\/sub> <sub>spec\/openapi\.yaml:\d+<\/sub>/);
     expect(run.stdout).toContain('| Lint (`redocly lint`) | 0 errors');
-    expect(readFileSync(output, 'utf8')).toBe(run.stdout);
     expect(run.stderr).toContain('-> FAIL');
   });
 
-  it('reports the same changes as JSON with check ids and levels, and as GitHub annotations on the changed lines', () => {
+  it('--output writes the format --format names; --markdown writes the Markdown report beside it', () => {
+    const run = review(repo, ['--base', 'HEAD', '--format', 'json', '--output', join(repo, 'report.json'), '--markdown', join(repo, 'report.md')]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(JSON.parse(readFileSync(join(repo, 'report.json'), 'utf8')).summary.breaking).toBe(2);
+    expect(readFileSync(join(repo, 'report.md'), 'utf8')).toMatch(/^## Spec review\n/);
+  });
+
+  it('reports the same changes as JSON (id, level, operations, file, line, pointer, message; lint with locations) and as GitHub annotations on the changed lines', () => {
     const json = review(repo, ['--base', 'HEAD', '--format', 'json']);
     expect(json.code, json.stderr).toBe(1);
-    const report = JSON.parse(json.stdout) as { breaking: number; changes: { id: string; level: string; operations: string[]; pointer: string }[] };
-    expect(report.breaking).toBe(2);
-    expect(report.changes.filter((c) => c.level === 'breaking').map((c) => c.id)).toEqual(['api-removed', 'request-max-length-decreased']);
-    expect(report.changes.find((c) => c.id === 'request-max-length-decreased')!.pointer).toBe('/components/schemas/NewPet/properties/name/maxLength');
-
-    const github = review(repo, ['--base', 'HEAD', '--format', 'github']);
-    expect(github.code, github.stderr).toBe(1);
+    type Reported = { id: string; level: string; operations: string[]; file: string; line: number; pointer: string; message: string };
+    const report = JSON.parse(json.stdout) as { breaking: Reported[]; changes: Reported[]; lint: { errors: number; problems: unknown[] } };
+    expect(report.breaking.map((c) => c.id)).toEqual(['api-removed', 'request-max-length-decreased']);
     const written = readFileSync(join(repo, 'spec/openapi.yaml'), 'utf8').split('\n');
     const maxLengthLine = written.findIndex((l, i) => l.includes('"maxLength": 40') && written.slice(0, i).some((p) => p.includes('"NewPet"'))) + 1;
     expect(maxLengthLine).toBeGreaterThan(1);
+    expect(report.changes.find((c) => c.id === 'request-max-length-decreased')).toMatchObject({ level: 'breaking', operations: ['pets_create'], file: 'spec/openapi.yaml', line: maxLengthLine, pointer: '/components/schemas/NewPet/properties/name/maxLength', message: '`maxLength` lowered 80 → 40' });
+    expect(report.lint).toMatchObject({ errors: 0 });
+
+    const github = review(repo, ['--base', 'HEAD', '--format', 'github']);
+    expect(github.code, github.stderr).toBe(1);
     expect(github.stdout).toContain(`::error file=spec/openapi.yaml,line=${maxLengthLine},title=request-max-length-decreased (breaking)::`);
-    expect(github.stdout).toMatch(/^::error file=spec\/openapi\.yaml,line=\d+,title=api-removed \(breaking\)::pets_delete: DELETE \/pets\/\{pet_id\}: operation removed$/m);
+    // The removed operation: on the line now where `delete` was (the path item's next method, or the path's key), not line 1.
+    expect(github.stdout).toMatch(/^::error file=spec\/openapi\.yaml,line=([2-9]|\d\d+),title=api-removed \(breaking\)::pets_delete: DELETE \/pets\/\{pet_id\}: operation removed without being deprecated first$/m);
+  });
+
+  it('annotates acknowledged breaking changes as warnings', () => {
+    const github = review(repo, ['--base', 'HEAD', '--format', 'github', '--accept-breaking']);
+    expect(github.code, github.stderr).toBe(0);
+    expect(github.stdout).not.toContain('::error');
+    expect(github.stdout).toMatch(/^::warning file=spec\/openapi\.yaml,line=\d+,title=request-max-length-decreased \(breaking%2C acknowledged\)::/m);
   });
 
   it('re-levels a check by id (--level), and refuses a malformed one', () => {
@@ -107,6 +122,18 @@ describe('spec:review on a git repository', () => {
     expect(byFlag.stdout).toContain('⚠️ **2 breaking changes, acknowledged.**');
     const byEnv = review(repo, ['--base', 'HEAD'], { SPEC_REVIEW_ACCEPT_BREAKING: '1' });
     expect(byEnv.code, byEnv.stderr).toBe(0);
+  });
+
+  it('says what a new operation needs: a handler (the scaffold command, where it is bound), the rest being generated; and shows appended sections', () => {
+    const head = toyApi();
+    head.paths['/pets/{pet_id}'].put = { operationId: 'pets_replace', summary: 'Replace a pet', responses: { '200': { description: 'ok' } } };
+    writeToy(repo, head);
+    writeFileSync(join(repo, 'preview.md'), '### Next release\n\n0.2.0 (minor)\n');
+    const run = review(repo, ['--base', 'HEAD', '--append', join(repo, 'preview.md')]);
+    expect(run.stdout).toContain('### Next release\n\n0.2.0 (minor)');
+    expect(run.stdout).toContain('- `pets_replace` `PUT /pets/{pet_id}`: Replace a pet');
+    expect(run.stdout).toContain('↳ needs a server handler: `npm run scaffold:handler -- pets_replace` writes a stub, bound in `apps/gateway/src/routes/gateway-routes.ts`.');
+    expect(run.stdout).toContain('The typed client, the CLI, the MCP server, the MSW handlers, the Prism mock and the docs pick new operations up by themselves');
   });
 
   it('passes a compatible change between two commits', () => {
@@ -137,13 +164,12 @@ describe('spec:review on a git repository', () => {
     const head = toyApi();
     head.paths['/status'].get.responses['200'].content['application/json'].schema = { $ref: '#/components/schemas/NoSuchSchema' };
     writeToy(repo, head);
-    const output = join(repo, 'broken.md');
-    const run = review(repo, ['--base', 'HEAD', '--output', output]);
+    const run = review(repo, ['--base', 'HEAD', '--markdown', join(repo, 'broken.md')]);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toContain('❌ **The head spec does not bundle, so it was not compared.**');
     expect(run.stdout).toContain("- Can't resolve $ref (spec/openapi.yaml#/paths/~1status/get/responses/200/content/application~1json/schema)");
     expect(run.stdout).toMatch(/- error `no-unresolved-refs`: /);
-    expect(readFileSync(output, 'utf8')).toBe(run.stdout);
+    expect(readFileSync(join(repo, 'broken.md'), 'utf8')).toBe(run.stdout);
     expect(run.stderr).toContain('does not bundle');
 
     const github = review(repo, ['--base', 'HEAD', '--format', 'github']);
@@ -175,7 +201,7 @@ describe('spec:review on a copy of this repository spec', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('| Lint (`redocly lint`) | 0 errors, 0 warnings |');
     expect(run.stdout).toContain('✅ **No breaking changes.**');
-    expect(run.stdout).toContain('No change to operations, schemas or the error catalog.');
+    expect(run.stdout).toContain('No change to operations, schemas or the document.');
     console.log(`spec review of the real spec: ${(run.ms / 1000).toFixed(1)} s`);
 
     // A changed const in a component file of the real, multi-file spec: annotated on that file's line.

