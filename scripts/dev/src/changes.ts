@@ -1,22 +1,13 @@
 /**
  * What a save changed in the contract, one line per change, in the spec review's words: the new
- * bundled contract compared with the last good one by @gateway-minds/spec-review, the same
- * comparison a pull request's review makes.
+ * bundled contract compared with the last good one by @gateway-minds/spec-review, judged as the
+ * pull request's review judges it (`generatedClientLevels`: this API's clients are generated).
  */
-import { compareSpecs, flatten, type Review } from '@gateway-minds/spec-review';
+import { compareSpecs, flatten, generatedClientLevels } from '@gateway-minds/spec-review';
 
-export interface ContractChanges {
-  lines: string[];
-  /** Operation ids the new contract has and the last good one did not. */
-  addedOperations: string[];
-  removedOperations: string[];
-}
+const marks = { breaking: '!', warning: '~', info: '·' } as const;
 
-export function contractChanges(lastGood: object, next: object): ContractChanges {
-  const review: Review = compareSpecs(lastGood, next);
-  const lines = [
-    ...review.added.map((o) => `+ new operation  ${o.operationId}  ${o.method.toUpperCase()} ${o.path}`),
-    ...flatten(review).map((c) => `${c.level === 'breaking' ? '!' : c.level === 'warning' ? '~' : '·'} ${c.level.padEnd(8)} ${c.id}  ${c.operations.length > 0 ? `${c.operations.join(', ')}: ` : ''}${c.where} ${c.message}`.replace(/\s+$/, '')),
-  ];
-  return { lines, addedOperations: review.added.map((o) => o.operationId), removedOperations: review.removed.map((o) => o.operationId) };
+export function contractChanges(lastGood: object, next: object): string[] {
+  const review = compareSpecs(lastGood, next, { levels: generatedClientLevels });
+  return flatten(review).map((c) => `${marks[c.level]} ${c.level.padEnd(8)} ${c.id}  ${c.operations.length > 0 ? `${c.operations.join(', ')}: ` : ''}${c.where} ${c.message}`.replace(/\s+$/, ''));
 }

@@ -162,8 +162,8 @@ async function contractCycle(savedAt: number, files: string[]): Promise<void> {
     return;
   }
   const changes = contractChanges(lastGood, next);
-  for (const line of changes.lines) say(line);
-  if (changes.lines.length === 0) say('the contract changed in a way the spec review does not report');
+  for (const line of changes) say(line);
+  if (changes.length === 0) say('the contract changed in a way the spec review does not report');
   const contractReady = performance.now();
 
   const timed = <T>(work: Promise<T>) => work.then((value) => ({ value, ms: performance.now() - contractReady }));
