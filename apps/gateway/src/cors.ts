@@ -16,7 +16,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors, { type CorsRequest } from 'cors';
-import vary from 'vary';
 import { dereference, httpMethods, operationTable, type OpenApiDocument, type OperationFacts } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 
@@ -117,8 +116,13 @@ export function withCors(listener: Listener, origins: readonly string[], policy:
     optionsSuccessStatus: 204,
   });
   return (req, res) => {
-    // The answer depends on Origin for every request, so caches must key on it, as the Fetch standard advises.
-    vary(res, 'Origin');
+    // The answer depends on Origin for every request, so caches must key on it, as the Fetch standard
+    // advises. Nothing has set Vary yet: this is the first handler of the request.
+    res.setHeader('Vary', 'Origin');
+    // Most requests (servers, the CLI) carry no Origin, and a foreign one is answered as if it had
+    // none: only an allowed origin goes through the package.
+    const origin = req.headers.origin;
+    if (origin === undefined || !allowed(origin)) return listener(req, res);
     // The package treats every OPTIONS as a preflight; one without Access-Control-Request-Method is
     // not (Fetch, "CORS-preflight request"), so it goes on as an ordinary request, as it does today.
     const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
