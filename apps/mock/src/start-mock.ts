@@ -3,12 +3,12 @@
  * (default 127.0.0.1:4010). Every operation answers with the spec's named examples (the first one
  * by default); `Prefer: code=404` or `Prefer: example=<name>` selects another.
  *
- * Prism itself listens on a free port of 127.0.0.1 and the front passes every request to it,
- * except where the two mocks must agree and Prism alone would not (spec/DECISIONS.md, "Mocks for
- * front-end teams"):
- * - a selection that names no example gets the MSW handlers' very answer (their
- *   misusedSelectionResponse): the error envelope listing every example, where Prism answers a
- *   bare `application/problem+json` 404 that names none;
+ * Prism itself listens on a free port of 127.0.0.1 and the front passes every request to it and
+ * its answer back, changed only where the two mocks must agree and Prism alone would not
+ * (spec/DECISIONS.md, "Mocks for front-end teams"):
+ * - where Prism answers a selection that names no example with its bare `application/problem+json`
+ *   (404 or 500), which names none, the MSW handlers' very answer (their misusedSelectionResponse): the
+ *   error envelope listing every example;
  * - with DOCS_BASE_URL set, every `docs_url` (errors, the error catalog) points into that docs
  *   site, as the MSW handlers' `docsBaseUrl` makes theirs.
  * Prism's own lines are passed on with its port written as the front's.
@@ -51,21 +51,25 @@ function withDocsBase(body: Buffer): Buffer {
 
 let prismPort = 0;
 
-async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** One of Prism's own answers (`application/problem+json`: a 404 for an unknown name or status, a 500 for a name the status lacks) to a request with a selection. */
+function isPrismSelectionMiss(req: IncomingMessage, answer: IncomingMessage): boolean {
+  return req.headers.prefer !== undefined && String(answer.headers['content-type'] ?? '').startsWith('application/problem+json');
+}
+
+function answer(req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? '/', `http://${req.headers.host ?? `${host}:${port}`}`);
-  const operation = req.method === 'OPTIONS' ? undefined : matchOperation(req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET'), url.pathname);
-  if (operation) {
-    const misused = misusedSelectionResponse(operation.operationId, new Request(url, { headers: headersOf(req) }), docsBaseUrl ? { docsBaseUrl } : {});
+  const upstream = forward({ host: '127.0.0.1', port: prismPort, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+    // Prism decides what it can serve (so an example a newer document adds is served as soon as Prism
+    // has it); where it names no example, the MSW handlers' answer replaces its problem+json.
+    const operation = isPrismSelectionMiss(req, answer) ? matchOperation(req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET'), url.pathname) : undefined;
+    const misused = operation && misusedSelectionResponse(operation.operationId, new Request(url, { headers: headersOf(req) }), docsBaseUrl ? { docsBaseUrl } : {});
     if (misused) {
-      req.resume();
-      // Prism's CORS headers, so that a page on another origin reads this answer as it reads Prism's.
-      const origin = req.headers.origin;
-      const cors = origin ? { 'access-control-allow-origin': origin, 'access-control-allow-headers': '*', 'access-control-expose-headers': '*', vary: 'Origin' } : {};
-      res.writeHead(misused.status, { ...Object.fromEntries(misused.headers), ...cors }).end(Buffer.from(await misused.arrayBuffer()));
+      answer.resume();
+      // Prism's CORS headers stay, so that a page on another origin reads this answer as it reads Prism's.
+      const cors = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name.startsWith('access-control-') || name === 'vary'));
+      void misused.arrayBuffer().then((body) => res.writeHead(misused.status, { ...cors, ...Object.fromEntries(misused.headers), 'content-length': String(body.byteLength) }).end(Buffer.from(body)));
       return;
     }
-  }
-  const upstream = forward({ host: '127.0.0.1', port: prismPort, method: req.method, path: req.url, headers: req.headers }, (answer) => {
     const json = String(answer.headers['content-type'] ?? '').includes('json');
     if (!docsBaseUrl || !json || req.method === 'HEAD') {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -86,12 +90,7 @@ async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> 
   req.pipe(upstream);
 }
 
-const front = createServer((req, res) => {
-  answer(req, res).catch((error: unknown) => {
-    if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-    res.end(`mock: ${(error as Error).message}\n`);
-  });
-});
+const front = createServer(answer);
 await new Promise<void>((resolve) => {
   front.once('error', (error) => {
     console.error(`mock: cannot listen on ${host}:${port}: ${(error as NodeJS.ErrnoException).code ?? error.message}`);
