@@ -27,7 +27,10 @@ export interface SiteContext {
   document: OpenApiDocument;
   siteTitle: string;
   csp: string;
-  /** The spec's `servers`: [0] is the local stack, [1] the mock (their descriptions say so). */
+  /**
+   * The spec's `servers`, which the getting-started page's local instructions name: [0] is the local
+   * stack, [1] the mock (their descriptions say so). Not the servers the reference lists (site.ts).
+   */
   servers: { url: string; description: string }[];
 }
 
@@ -35,18 +38,38 @@ export function referenceAnchor(operationId: string): string {
   return `reference.html#operation/${operationId}`;
 }
 
-/** The site's navigation links, the current page marked: every page, the reference (its template) included, shows the same. */
+/** The site's pages as its navigation names them (the search labels its results with these names too). */
+export const sitePages = [
+  ['index.html', 'Getting started'],
+  ['reference.html', 'API reference'],
+  ['errors.html', 'Error catalog'],
+  ['changelog.html', 'Changelog'],
+  ['openapi.json', 'openapi.json'],
+] as const;
+
+/**
+ * The site's navigation links, the current page marked, and the search over every page
+ * (scripts/browser/search.ts fills its results): every page, the reference (its template) included,
+ * shows the same.
+ */
 export function siteNav(currentFile: string): string {
-  return [
-    ['index.html', 'Getting started'],
-    ['reference.html', 'API reference'],
-    ['errors.html', 'Error catalog'],
-    ['changelog.html', 'Changelog'],
-    ['openapi.json', 'openapi.json'],
-  ]
-    .map(([href, label]) => `<a href="${href}"${href === currentFile ? ' aria-current="page"' : ''}>${label}</a>`)
-    .join('\n    ');
+  const links = sitePages.map(([href, label]) => `<a href="${href}"${href === currentFile ? ' aria-current="page"' : ''}>${label}</a>`);
+  return [...links, siteSearch].join('\n    ');
 }
+
+/** The search box in the navigation; search.js (loaded by every page) answers it from search-index.json. */
+export const siteSearch = `<div class="gm-search" role="search"><input type="search" placeholder="Search the docs" aria-label="Search every page: operations, error codes, changelog" autocomplete="off" spellcheck="false"><ol class="gm-search-results" hidden></ol></div>`;
+
+/** What every page's stylesheet adds for the search box (the reference, whose styles are its own, inlines the same). */
+export const searchStyles = `.gm-search { position: relative; }
+.gm-search input { width: 15rem; padding: .2rem .5rem; border: 1px solid #52606d; border-radius: 4px; background: #323f4b; color: #fff; font: inherit; }
+.gm-search input::placeholder { color: #9aa5b1; }
+.gm-search-results { position: absolute; right: 0; top: 2rem; z-index: 10; width: 30rem; max-height: 70vh; overflow-y: auto; margin: 0; padding: .25rem 0; list-style: none; background: #fff; color: #1f2933; border: 1px solid #d9dee3; border-radius: 6px; box-shadow: 0 4px 16px rgba(0,0,0,.15); }
+.gm-search-results li a { display: block; padding: .35rem .75rem; color: #1f2933; text-decoration: none; }
+.gm-search-results li a:hover, .gm-search-results li a:focus, .gm-search-results li[aria-selected="true"] a { background: #e8f0fb; }
+.gm-search-results .gm-search-section { display: inline-block; min-width: 6.5rem; color: #616e7c; font-size: 12px; }
+.gm-search-results small { display: block; color: #616e7c; font-size: 12px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.gm-search-results .gm-search-none { padding: .35rem .75rem; color: #616e7c; }`;
 
 function layout(ctx: SiteContext, page: { file: string; title: string; body: string }): string {
   const nav = siteNav(page.file);
@@ -59,6 +82,7 @@ function layout(ctx: SiteContext, page: { file: string; title: string; body: str
   <title>${escapeHtml(page.title)} · ${escapeHtml(ctx.siteTitle)}</title>
   <link rel="icon" href="favicon.svg" type="image/svg+xml">
   <link rel="stylesheet" href="style.css">
+  <script src="search.js" defer></script>
 </head>
 <body>
   <nav class="gm-nav" aria-label="Site">
@@ -232,15 +256,61 @@ export interface ChangelogHistory {
   releases: ChangelogEntry[];
 }
 
+/** The one thing search-index.json says first, so that the 404 page knows it found this site's and not another's. */
+export const SEARCH_INDEX_FORMAT = 'gateway-minds-docs-search/1';
+
 /**
  * The page a host answers a missing address with (GitHub Pages serves `404.html`, as `npm run docs:serve`
- * does): the site's navigation instead of the host's bare error. Its links are relative, like every
- * page's, so they hold for a missing page at the site's top level, the usual mistyped or moved page.
+ * does), at whatever depth the missing address is, under whatever path the site is published: its
+ * styles and icon are inline, so it renders before it knows where it is. A script then finds the
+ * site's root, the nearest folder above the address that holds this site's search-index.json, makes
+ * it the page's base (so the navigation's relative links lead to the site's pages) and loads the
+ * site's search, which suggests pages for the address's last segment.
  */
 export function notFoundPage(ctx: SiteContext): string {
-  const body = `    <h1>Page not found</h1>
-    <p>Nothing is published at this address. The operations are in the <a href="reference.html">API reference</a>, every error code in the <a href="errors.html">error catalog</a>.</p>`;
-  return layout(ctx, { file: '404.html', title: 'Page not found', body });
+  const findRoot = `(function () {
+  var folders = [], parts = location.pathname.split('/');
+  for (parts.pop(); parts.length > 0; parts.pop()) folders.push(parts.join('/') + '/');
+  function found(root) {
+    var base = document.createElement('base');
+    base.href = root;
+    document.head.insertBefore(base, document.head.firstChild);
+    var search = document.createElement('script');
+    search.src = root + 'search.js';
+    document.head.appendChild(search);
+  }
+  (function next(i) {
+    if (i >= folders.length) return;
+    fetch(folders[i] + 'search-index.json', { cache: 'no-cache' })
+      .then(function (response) { return response.ok ? response.json() : null; })
+      .then(function (index) { if (index && index.format === ${JSON.stringify(SEARCH_INDEX_FORMAT)}) found(folders[i]); else next(i + 1); }, function () { next(i + 1); });
+  })(0);
+})();`;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta http-equiv="Content-Security-Policy" content="${escapeHtml(ctx.csp)}">
+  <title>Page not found · ${escapeHtml(ctx.siteTitle)}</title>
+  <link rel="icon" href="data:image/svg+xml,${encodeURIComponent(favicon.trim())}" type="image/svg+xml">
+  <style>
+${stylesheet}  </style>
+</head>
+<body data-page="not-found">
+  <nav class="gm-nav" aria-label="Site">
+    <strong>${escapeHtml(ctx.siteTitle)}</strong>
+    ${siteNav('404.html')}
+  </nav>
+  <main>
+    <h1>Page not found</h1>
+    <p>Nothing is published at this address. The operations are in the <a href="reference.html">API reference</a>, every error code in the <a href="errors.html">error catalog</a>.</p>
+    <div id="gm-suggestions"></div>
+  </main>
+  <script>${findRoot}</script>
+</body>
+</html>
+`;
 }
 
 const levelLabel = { breaking: 'Breaking', warning: 'Warning', info: 'Compatible' } as const;
@@ -373,8 +443,12 @@ curl ${mock}${whoami.path} -H 'Authorization: Bearer ${session.tokenPrefix}any' 
     <a href="reference.html">reference</a>; error examples are named after their code). The mock validates requests:
     one that breaks the contract (a missing required field, a wrong pattern, no bearer) gets one of the operation's
     declared error responses (the first example of that status, not necessarily the code the real server would pick).
+    A selection that names no example (a typo, a status the operation does not declare) gets 400
+    <code>BAD_REQUEST</code> listing every example of the operation, from the mock and the MSW handlers alike.
     Switching between the mock and the real stack changes only the base URL: <code>${mock}</code> or
-    <code>${stack}</code>.</p>
+    <code>${stack}</code>, from a page on another origin too (the local gateway answers CORS for
+    <code>http://localhost</code> and <code>http://127.0.0.1</code> on any port; a deployment for the origins in
+    <code>CORS_ALLOWED_ORIGINS</code>).</p>
     <p>Inside the app and its tests, with no server running, the MSW handlers answer the same examples with the same
     <code>Prefer</code> selection (<code>npm install --save-dev @gateway-minds/msw msw</code>, then
     <code>setupServer(...createHandlers({ baseUrl }))</code> from <code>msw/node</code>, or <code>setupWorker</code> from
@@ -438,6 +512,10 @@ ul.reasons code { color: var(--fg); }
 .legend dt { font-weight: 600; }
 .legend dd { margin: 0; }
 .jump { color: var(--muted); }
+.gm-suggestions li { margin: .35rem 0; }
+.gm-suggestions .gm-search-section { display: inline-block; min-width: 8rem; color: var(--muted); font-size: 13px; }
+.gm-suggestions small { display: block; color: var(--muted); }
+${searchStyles}
 `;
 
 export const favicon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1f2933"/><text x="8" y="12" text-anchor="middle" font-family="sans-serif" font-size="10" font-weight="700" fill="#fff">v1</text></svg>

@@ -63,11 +63,11 @@ export async function findChromium(): Promise<ChromiumExecutable> {
   return { path, source: '@sparticuz/chromium', args: [...quietArgs, "--headless='shell'"] };
 }
 
-/** Starts a headless Chromium under playwright-core; the caller closes it. */
-export async function launchChromium(): Promise<Browser> {
+/** Starts a headless Chromium under playwright-core, with `extraArgs` added to its flags; the caller closes it. */
+export async function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   const executable = await findChromium();
   try {
-    return await chromium.launch({ executablePath: executable.path, args: executable.args });
+    return await chromium.launch({ executablePath: executable.path, args: [...executable.args, ...extraArgs] });
   } catch (error) {
     throw new Error(`could not start Chromium from ${executable.source} (${executable.path}): ${(error as Error).message}`, { cause: error });
   }

@@ -1,6 +1,7 @@
 /** Gateway settings, read once from the environment. */
 import { join, resolve } from 'node:path';
 import { publicBaseUrlOf } from '@gateway-minds/service-kit/public-urls';
+import { allowedOriginsSetting } from './cors.js';
 
 export interface UpstreamConfig {
   /** The `<service>` of /v1/<service>/... */
@@ -37,6 +38,8 @@ export interface GatewayConfig {
   credentialCacheMs: number;
   /** Where the admin token (for the admin API and CLI) is kept. */
   adminTokenFile: string;
+  /** CORS_ALLOWED_ORIGINS: the origins whose pages may call the gateway (cors.ts). */
+  corsAllowedOrigins: string[];
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -88,5 +91,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     dpop: { requireNonce: flag(env.DPOP_REQUIRE_NONCE, false), iatWindowSeconds: integer(env.DPOP_IAT_WINDOW_SECONDS, 60) },
     credentialCacheMs: integer(env.CREDENTIAL_CACHE_MS, 2000),
     adminTokenFile: env.ADMIN_TOKEN_FILE ?? join(dataDir, 'admin-token'),
+    corsAllowedOrigins: allowedOriginsSetting(env),
   };
 }

@@ -37,6 +37,7 @@ import { createAuthenticator } from './auth/authenticate.js';
 import { DpopVerifier, MemoryReplayStore, RedisReplayStore, type ReplayStore } from './auth/dpop.js';
 import { consume, createRateLimiter } from './auth/rate-limit.js';
 import type { GatewayConfig } from './config.js';
+import { withCors } from './cors.js';
 import { CredentialStore } from './iam/credentials.js';
 import { forward } from './routing/forward.js';
 import { gatewayPreflight } from './routing/preflight.js';
@@ -232,7 +233,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   docs.disable('x-powered-by');
   docs.use('/docs', express.static(docsSiteDir, { index: 'index.html', fallthrough: true, setHeaders: setSiteHeaders }));
   docs.use(app);
-  const root = withSideRoutes(app, { '/docs': docs });
+  // CORS around everything the listener answers, so errors carry it too (cors.ts).
+  const root = withCors(withSideRoutes(app, { '/docs': docs }), config.corsAllowedOrigins);
 
   const adminToken = readOrCreateAdminToken(config.adminTokenFile);
   const adminApp = createAdminApp({

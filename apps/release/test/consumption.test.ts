@@ -1,14 +1,14 @@
 /**
- * Consumption from outside the repository (issue 23): packs the published packages, installs the
- * tarballs together into a scratch project in the OS temp dir (their registry dependencies come from
- * npm; their dependencies on each other from the tarballs), type-checks a consumer there with
- * `moduleResolution` nodenext and bundler, runs it against a started stack, and starts the installed
- * CLI and MCP server.
+ * Consumption from outside the repository: packs the published packages with the command the README
+ * gives for it (`npm run release:pack`, src/pack.ts), runs the `npm install` line it prints in a
+ * scratch project in the OS temp dir (their registry dependencies come from npm; their dependencies
+ * on each other from the tarballs), type-checks a consumer there with `moduleResolution` nodenext and
+ * bundler, runs it against a started stack, and starts the installed CLI and MCP server.
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -37,7 +37,8 @@ function readmeBlocks(language: 'ts' | 'json'): string[] {
 
 let scratch: string;
 let project: string;
-let tarballs: { name: string; filename: string; files: { path: string }[] }[];
+let tarballs: { name: string; file: string; files: string[] }[];
+let packOutput: string;
 let stack: Stack;
 let credential: IssuedCredential;
 
@@ -47,10 +48,20 @@ beforeAll(async () => {
   project = join(scratch, 'project');
   mkdirSync(packs);
   mkdirSync(project);
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', packs, ...publishedPackages.flatMap((p) => ['-w', p.name])], { cwd: repoRoot, env: cleanEnv(), maxBuffer: 16 * 1024 * 1024 });
-  tarballs = JSON.parse(packed.stdout);
+  // The packages are built (turbo runs this suite after their build): the README's command, without its build step.
+  packOutput = (await run('npm', ['run', '-s', 'release:pack', '--', '--no-build', '--out', packs], { cwd: repoRoot, env: cleanEnv(), maxBuffer: 16 * 1024 * 1024 })).stdout;
+  const installLine = packOutput.split('\n').find((line) => line.startsWith('npm install '));
+  if (!installLine) throw new Error(`npm run release:pack printed no npm install line:\n${packOutput}`);
+  tarballs = await Promise.all(
+    installLine.slice('npm install '.length).split(' ').map(async (file) => {
+      const manifest = JSON.parse((await run('tar', ['-xzOf', file, 'package/package.json'])).stdout) as { name: string };
+      const files = (await run('tar', ['-tzf', file])).stdout.split('\n').filter(Boolean).map((path) => path.replace(/^package\//, ''));
+      return { name: manifest.name, file, files };
+    }),
+  );
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2));
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs.map((t) => join(packs, t.filename))], { cwd: project, env: cleanEnv() });
+  // The printed line as a developer pastes it into a shell, in the other project (quiet flags added for the log).
+  await run('sh', ['-c', `${installLine} --no-audit --no-fund --prefer-offline`], { cwd: project, env: cleanEnv() });
   copyFileSync(join(import.meta.dirname, '../fixture/consumer.ts'), join(project, 'consumer.ts'));
   copyFileSync(join(import.meta.dirname, '../fixture/mock-consumer.ts'), join(project, 'mock-consumer.ts'));
   // The README's snippet as a module of its own; `process` declared, as a browser bundle would not have it.
@@ -65,10 +76,16 @@ afterAll(async () => {
 });
 
 describe('npm pack of the published packages', () => {
+  it('npm run release:pack writes every published package into one folder and prints one npm install line for them all', () => {
+    expect(tarballs.map((t) => t.name)).toEqual(publishedPackages.map((p) => p.name));
+    expect(new Set(tarballs.map((t) => dirname(t.file)))).toEqual(new Set([join(scratch, 'packs')]));
+    expect(packOutput.split('\n').filter((line) => line.startsWith('npm install '))).toHaveLength(1);
+  });
+
   it('packs each published package: its dist, its bin shims, package.json, README and CHANGELOG, no sources or tests', () => {
     expect(tarballs.map((t) => t.name)).toEqual(publishedPackages.map((p) => p.name));
     for (const tarball of tarballs) {
-      const paths = tarball.files.map((f) => f.path);
+      const paths = tarball.files;
       expect(paths, tarball.name).toContain('package.json');
       expect(paths, tarball.name).toContain('CHANGELOG.md');
       expect(paths, tarball.name).toContain('README.md');

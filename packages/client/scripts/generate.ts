@@ -45,3 +45,30 @@ export const errorCodeFacts: Record<ErrorCode, readonly [status: number, outcome
 `,
 );
 console.log(`runtime-table.ts: ${Object.keys(runtime).length} operations, ${Object.keys(codes).length} error codes`);
+
+/** Text for a TSDoc block: a `*\/` would end the comment early. */
+const commentText = (text: string) => text.replace(/\*\//g, '*\\/');
+const docBlock = (o: OperationFacts) =>
+  [
+    commentText(o.summary.endsWith('.') ? o.summary : `${o.summary}.`),
+    '',
+    ...commentText(o.description.trim()).split('\n'),
+    '',
+    `\`${o.method.toUpperCase()} ${o.path}\` (operation \`${o.operationId}\`${o.readOnly ? ', read-only' : ''}${o.automaticRetry ? '' : ', never retried automatically'}).`,
+  ]
+    .map((line) => `   *${line ? ` ${line}` : ''}`)
+    .join('\n');
+// The methods are made at run time from the operation table (client.ts); this interface gives each its
+// type and its documentation from the spec, so an editor shows the operation's summary on hover.
+writeFileSync(
+  join(generated, 'operation-methods.ts'),
+  `// Generated from the contract by packages/client/scripts/generate.ts. Do not edit.
+import type { MethodOf } from '../client.js';
+
+/** One method per operation id of the contract, documented from the spec's summary and description. */
+export interface OperationMethods {
+${(Object.values(operationTable) as OperationFacts[]).map((o) => `  /**\n${docBlock(o)}\n   */\n  readonly ${o.operationId}: MethodOf<${JSON.stringify(o.operationId)}>;`).join('\n')}
+}
+`,
+);
+console.log(`operation-methods.ts: ${Object.keys(runtime).length} documented methods`);

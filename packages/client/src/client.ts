@@ -8,6 +8,7 @@ import createFetchClient, { type Client as FetchClient } from 'openapi-fetch';
 import { ApiError, PaginationLoopError, WaitFailedError, WaitTimeoutError, APIUserAbortError } from './errors.js';
 import { factsOf, operationIds, type IdempotentOperationId, type InputOptional, type OperationInput, type OperationResult, type OperationRuntime } from './operations.js';
 import { Transport, type RequestOptions, type SendContext, type TransportOptions } from './transport.js';
+import type { OperationMethods } from './generated/operation-methods.js';
 
 /** What `createClient` takes: the transport's options (the gateway's base URL, the credential, deadlines, retries, DPoP). */
 export type ClientOptions = TransportOptions;
@@ -47,9 +48,11 @@ export interface PaginatedMethod<K extends OperationId> extends OperationMethod<
   pages(...args: Args<K>): AsyncGenerator<OperationResult<K>, void, undefined>;
 }
 
-export type OperationMethods = {
-  [K in OperationId]: OperationResult<K> extends { next_cursor: unknown; items: readonly unknown[] } ? PaginatedMethod<K> : OperationMethod<K>;
-};
+/** The method for an operation: paginated where its result is a page (`items`, `next_cursor`). */
+export type MethodOf<K extends OperationId> = OperationResult<K> extends { next_cursor: unknown; items: readonly unknown[] } ? PaginatedMethod<K> : OperationMethod<K>;
+
+/** Every operation's method, each documented with its operation's summary and description (generated from the spec). */
+export type { OperationMethods } from './generated/operation-methods.js';
 
 export type Mind = components['schemas']['Mind'];
 export type MindStatus = Mind['status'];

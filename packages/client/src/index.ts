@@ -3,7 +3,7 @@
  * service. Browser-safe (fetch, WebCrypto, no Node imports).
  */
 export { createClient, GatewayMindsClient, poll } from './client.js';
-export type { CallOptions, ClientOptions, Mind, MindStatus, OperationMethod, OperationMethods, PaginatedMethod, WaitForMindOptions, WaitOptions, WithResponse } from './client.js';
+export type { CallOptions, ClientOptions, MethodOf, Mind, MindStatus, OperationMethod, OperationMethods, PaginatedMethod, WaitForMindOptions, WaitOptions, WithResponse } from './client.js';
 export {
   ApiError,
   APIConnectionError,

@@ -42,6 +42,14 @@ function headersFor(response: OpenApiResponse, body: unknown): Record<string, st
   return headers;
 }
 
+/**
+ * An error example's `docs_url` (`<the spec's docs site>/errors.html#<CODE>`) as a call of the handlers'
+ * `docsUrl`, so that a team's docs site replaces the spec's (createHandlers' `docsBaseUrl`).
+ */
+function withDocsUrls(json: string): string {
+  return json.replace(/"docs_url":"[^"]*\/errors\.html#([A-Z0-9_]+)"/g, (_match, code: string) => `"docs_url":docsUrl(${JSON.stringify(code)})`);
+}
+
 interface ExampleEntry {
   status: number;
   name: string;
@@ -73,7 +81,7 @@ for (const facts of Object.values(operationTable) as OperationFacts[]) {
     }
     for (const [name, example] of Object.entries(media.examples ?? {})) {
       const body = example.value;
-      const call = `response(${status}).json(${JSON.stringify(body)}, { headers: ${JSON.stringify(headersFor(response, body))} })`;
+      const call = `response(${status}).json(${withDocsUrls(JSON.stringify(body))}, { headers: ${JSON.stringify(headersFor(response, body))} })`;
       const lastPage = status === facts.successStatus && (body as { next_cursor?: unknown } | null)?.next_cursor === null;
       entries.push({ status, name, call, lastPage });
     }
@@ -127,6 +135,7 @@ export function generatedHandlers(
   http: OpenApiHttpHandlers<paths>,
   select: (request: Request, operationId: keyof typeof exampleTable) => number,
   refuse: (request: Request, operationId: keyof typeof exampleTable, params: Record<string, string | readonly string[] | undefined>) => Promise<Response | undefined>,
+  docsUrl: (code: string) => string,
 ): HttpHandler[] {
   return [
 ${handlerSources.join('\n')}
@@ -153,6 +162,9 @@ export const requestContract: Record<string, RequestContract> = ${JSON.stringify
 
 /** The docs site the spec's error examples link to. */
 export const exampleDocsBaseUrl = ${JSON.stringify(exampleDocsBaseUrl)};
+
+/** Where every docs_url points unless createHandlers is told otherwise: DOCS_BASE_URL at build time (the published docs site, for the published package), else the spec's. */
+export const defaultDocsBaseUrl = ${JSON.stringify(process.env.DOCS_BASE_URL ? process.env.DOCS_BASE_URL.replace(/\/+$/, '') : exampleDocsBaseUrl)};
 `,
 );
 console.log(`msw: ${handlerSources.length} handlers generated`);

@@ -8,6 +8,7 @@
  * Prism's security check answers. A request that follows a cursor (`after`)
  * gets the list's last page, so a walk ends after one cursor.
  */
+import type { Refusal } from './request-validation.js';
 
 /** What the generated table says about one operation. */
 export interface OperationExamples {
@@ -41,9 +42,42 @@ export function parsePrefer(header: string | null): ExampleChoice | null {
   return choice.code === undefined && choice.example === undefined ? null : choice;
 }
 
-/** Raised (MSW answers it as a 500) when a selection names no example of the operation. */
+/** Raised when a selection names no example of the operation; the handlers answer it with selectionRefusal. */
 export class NoSuchExampleError extends Error {
   override name = 'NoSuchExampleError';
+
+  constructor(
+    readonly operationId: string,
+    /** What was asked for. */
+    readonly choice: ExampleChoice,
+    /** Every selection the operation has, as `code=<status>, example=<name>`. */
+    readonly available: readonly string[],
+  ) {
+    super(`${operationId}: no example for ${describeChoice(choice)}; it has ${available.join('; ')}`);
+  }
+}
+
+function describeChoice(choice: ExampleChoice): string {
+  return [choice.code === undefined ? undefined : `code=${choice.code}`, choice.example === undefined ? undefined : `example=${choice.example}`].filter(Boolean).join(', ');
+}
+
+/**
+ * What both mocks answer a selection that names no example (an unknown name, a status the operation does
+ * not declare): 400 BAD_REQUEST, the catalog's code for a header that failed validation, at `header.prefer`,
+ * with every selection the operation has, in the message and one per `errors[]` entry
+ * (spec/DECISIONS.md, "A selection that names no example"). The envelope holds at most 50 entries.
+ */
+export function selectionRefusal(error: NoSuchExampleError): Refusal {
+  const asked = describeChoice(error.choice);
+  const message = `Prefer: ${asked} names no example of ${error.operationId}. Its examples: ${error.available.join('; ')}.`;
+  return {
+    code: 'BAD_REQUEST',
+    message: message.length > 1024 ? `${message.slice(0, 1023)}…` : message,
+    errors: [
+      { location: 'header.prefer', message: `${asked} names no example of this operation` },
+      ...error.available.slice(0, 49).map((selection) => ({ location: 'header.prefer', message: `valid: ${selection}` })),
+    ],
+  };
 }
 
 /** The index, in `table.examples`, of the example to answer `request` with. */
@@ -57,10 +91,7 @@ export function chooseExample(operationId: string, table: OperationExamples, req
   // As Prism: without a code, only the success status's examples are looked at.
   const status = choice.code ?? table.successStatus;
   let index = examples.findIndex(([s, name]) => s === status && (choice.example === undefined || name === choice.example));
-  if (index < 0) {
-    const available = examples.map(([s, n]) => `code=${s}, example=${n}`).join('; ');
-    throw new NoSuchExampleError(`${operationId}: no example for ${JSON.stringify(choice)}; it has ${available}`);
-  }
+  if (index < 0) throw new NoSuchExampleError(operationId, choice, examples.map(([s, n]) => `code=${s}, example=${n}`));
   // Following a cursor ends the walk: the answer to a next-page request is the last page.
   if (table.lastPage !== null && examples[index]![0] === table.successStatus && new URL(request.url).searchParams.has('after')) index = table.lastPage;
   return index;

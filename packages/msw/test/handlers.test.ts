@@ -12,8 +12,8 @@ import { operationIds, operationPath, operationTable, type OperationId } from '@
 import { dereferenced } from '@gateway-minds/testkit/contract-judge';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createHandlers, exampleTable } from '../src/index.js';
-import { readScenario, recordingFetch, type Exchange } from './scenario.js';
+import { createHandlers, defaultDocsBaseUrl, exampleDocsBaseUrl, exampleTable } from '../src/index.js';
+import { readScenario, recordingFetch, scenarioOperations, type Exchange } from './scenario.js';
 import { specProblems } from './spec-check.js';
 
 const baseUrl = 'http://gateway.test';
@@ -86,10 +86,42 @@ describe('the MSW handlers', () => {
     expect((await send('gateway_getStatus')).status).toBe(operationTable.gateway_getStatus.successStatus);
   });
 
-  it('a selection that names no example is a 500 that says what there is', async () => {
-    const answer = await send('gateway_getStatus', { Prefer: 'example=NO_SUCH_EXAMPLE' });
-    expect(answer.status).toBe(500);
-    expect(JSON.stringify(answer.body)).toContain('NO_SUCH_EXAMPLE');
+  // DECISIONS, "Which example an MSW handler answers": a selection that names no example is 400 BAD_REQUEST at
+  // header.prefer, listing every selection (three-ways.test.ts holds Prism's answer equal to it).
+  it.each([['an unknown name', 'example=NO_SUCH_EXAMPLE'], ['an undeclared status', 'code=418'], ['a name the status lacks', 'code=404, example=PrincipalSession']])(
+    'a selection that names no example (%s) is the envelope listing every example',
+    async (_label, prefer) => {
+      const answer = await send('gateway_getPrincipal', { Prefer: prefer });
+      expect(answer.status).toBe(400);
+      expect(specProblems(answer)).toEqual([]);
+      const error = (answer.body as { error: { code: string; message: string; request_id: string; errors: { location: string; message: string }[] } }).error;
+      expect(error.code).toBe('BAD_REQUEST');
+      expect(answer.headers['x-request-id']).toBe(error.request_id);
+      const selections = exampleTable.gateway_getPrincipal.examples.map(([status, name]) => `code=${status}, example=${name}`);
+      expect(error.errors.map((e) => e.location)).toEqual(Array(selections.length + 1).fill('header.prefer'));
+      expect(error.errors.slice(1).map((e) => e.message)).toEqual(selections.map((s) => `valid: ${s}`));
+      for (const selection of selections) expect(error.message).toContain(selection);
+    },
+  );
+
+  it('a prefer option that names no example throws when the handlers are made, naming what there is', () => {
+    expect(() => createHandlers({ prefer: { gateway_getStatus: { example: 'NO_SUCH_EXAMPLE' } } })).toThrow(/gateway_getStatus: no example for example=NO_SUCH_EXAMPLE; it has code=200, example=/);
+  });
+
+  it('docsBaseUrl moves every docs_url, the examples\' and the refusals\', into that site', async () => {
+    server.use(...createHandlers({ baseUrl, docsBaseUrl: 'https://docs.example.test/team/', validateRequests: true }));
+    const example = await send('gateway_getPrincipal', { Prefer: 'code=401, example=CREDENTIAL_INVALID' });
+    expect((example.body as { error: { docs_url: string } }).error.docs_url).toBe('https://docs.example.test/team/errors.html#CREDENTIAL_INVALID');
+    const refusal = await send('minds_getMind');
+    expect((refusal.body as { error: { code: string; docs_url: string } }).error).toMatchObject({ code: 'INVALID_IDENTIFIER', docs_url: 'https://docs.example.test/team/errors.html#INVALID_IDENTIFIER' });
+    const misused = await send('gateway_getStatus', { Prefer: 'code=418' });
+    expect((misused.body as { error: { docs_url: string } }).error.docs_url).toBe('https://docs.example.test/team/errors.html#BAD_REQUEST');
+  });
+
+  it('by default, docs_url points at DOCS_BASE_URL of the build (the published docs site, for the published package), else at the spec examples\' site', async () => {
+    expect(defaultDocsBaseUrl).toBe(process.env.DOCS_BASE_URL?.replace(/\/+$/, '') || exampleDocsBaseUrl);
+    const example = await send('gateway_getPrincipal', { Prefer: 'code=401, example=CREDENTIAL_INVALID' });
+    expect((example.body as { error: { docs_url: string } }).error.docs_url).toBe(`${defaultDocsBaseUrl}/errors.html#CREDENTIAL_INVALID`);
   });
 
   // spec/README.md, "Examples": a paginated list's first example is a last page; DECISIONS, "MSW handlers: a cursor leads to the last page".
@@ -127,7 +159,7 @@ describe('the MSW handlers', () => {
     const client = createClient({ baseUrl, token: 'bs_any', fetch: recordingFetch(log) });
     const result = await readScenario(client, { notFoundHeaders: { Prefer: 'code=404' } });
     expect((result.notFound as { status: number }).status).toBe(404);
-    expect(log.map((e) => e.operationId)).toEqual(['gateway_getStatus', 'gateway_getPrincipal', 'minds_listMinds', 'minds_getMind', 'minds_getMind']);
+    expect(log.map((e) => e.operationId)).toEqual(scenarioOperations);
     expect(log.flatMap(specProblems)).toEqual([]);
   });
 });

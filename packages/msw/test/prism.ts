@@ -1,4 +1,4 @@
-/** Starts the Prism mock the way `npm run mock` does (apps/mock's start-mock.ts) on a free port; the caller stops it. */
+/** Starts the Prism mock the way `npm run mock` does (apps/mock's start-mock.ts) on a free port, with `env` added; the caller stops it. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
@@ -11,15 +11,15 @@ export interface PrismMock {
 }
 
 /** The mock on a free port: on another if that one was taken before Prism bound it (Prism then exits, saying EADDRINUSE). */
-export function startPrismMock(): Promise<PrismMock> {
-  return withFreePorts(1, ([port]) => startPrismMockOn(port!));
+export function startPrismMock(env: Record<string, string> = {}): Promise<PrismMock> {
+  return withFreePorts(1, ([port]) => startPrismMockOn(port!, env));
 }
 
-async function startPrismMockOn(port: number): Promise<PrismMock> {
+async function startPrismMockOn(port: number, extraEnv: Record<string, string>): Promise<PrismMock> {
   const mockDir = dirname(createRequire(import.meta.url).resolve('@gateway-minds/mock/package.json'));
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/start-mock.ts'], {
     cwd: mockDir,
-    env: { ...process.env, MOCK_PORT: String(port), MOCK_HOST: '127.0.0.1' },
+    env: { ...process.env, ...extraEnv, MOCK_PORT: String(port), MOCK_HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

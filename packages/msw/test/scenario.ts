@@ -5,7 +5,7 @@
  * `recordingFetch` keeps every answer (operation, status, body) for the Node
  * side to validate against the spec; `shapeOf` is what the three must agree on.
  */
-import { ApiError, matchOperation, type GatewayMindsClient } from '@gateway-minds/client';
+import { ApiError, AuthenticationError, createClient, matchOperation, type GatewayMindsClient } from '@gateway-minds/client';
 
 export interface Exchange {
   operationId: string | undefined;
@@ -53,7 +53,14 @@ export interface ScenarioOptions {
   notFoundHeaders?: Record<string, string>;
 }
 
-/** The steps' results by name: status, whoami, every listed page, one Mind, and a Mind that is not there. */
+/** The operations the scenario calls, in order. */
+export const scenarioOperations = ['gateway_getStatus', 'gateway_getPrincipal', 'minds_listMinds', 'minds_getMind', 'minds_getMind', 'gateway_getPrincipal'];
+
+/**
+ * The steps' results by name: status, whoami, every listed page, one Mind, a Mind that is not there
+ * (a typed 404), and whoami without a credential (a typed 401, whose challenge and request id a
+ * page on another origin can read only when the server exposes them).
+ */
 export async function readScenario(client: GatewayMindsClient, options: ScenarioOptions = {}): Promise<Record<string, unknown>> {
   const status = await client.gateway_getStatus();
   const principal = await client.gateway_getPrincipal();
@@ -74,5 +81,20 @@ export async function readScenario(client: GatewayMindsClient, options: Scenario
     if (!(error instanceof ApiError)) throw error;
     notFound = { status: error.status, code: error.code, body: error.body };
   }
-  return { status, principal, pages, mind, notFound, mindIds };
+  let unauthorized: unknown;
+  try {
+    await createClient({ ...client.options, token: undefined }).gateway_getPrincipal();
+    unauthorized = 'answered';
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    unauthorized = {
+      status: error.status,
+      code: error.code,
+      authenticationError: error instanceof AuthenticationError,
+      requestIdRead: typeof error.requestId === 'string',
+      challengeRead: error.headers.has('www-authenticate'),
+      body: error.body,
+    };
+  }
+  return { status, principal, pages, mind, notFound, unauthorized, mindIds };
 }

@@ -15,18 +15,20 @@ import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandlers, exampleTable } from '../src/index.js';
 import { startPrismMock, type PrismMock } from './prism.js';
-import { readScenario, recordingFetch, shapeOf, type Exchange } from './scenario.js';
+import { readScenario, recordingFetch, scenarioOperations, shapeOf, type Exchange } from './scenario.js';
 import { specProblems } from './spec-check.js';
 
 const mswBaseUrl = 'http://msw.test';
+/** The docs site a team uses: both mocks are told it (DOCS_BASE_URL for Prism, docsBaseUrl for the handlers), and every docs_url compared below points into it. */
+const teamDocs = 'https://docs.example.test/gateway-minds';
 // Only the handlers' own origin is mocked: the requests to Prism and the real stack pass through.
-const msw = setupServer(...createHandlers({ baseUrl: mswBaseUrl }));
+const msw = setupServer(...createHandlers({ baseUrl: mswBaseUrl, docsBaseUrl: teamDocs }));
 let prism: PrismMock;
 let stack: Stack;
 
 beforeAll(async () => {
   msw.listen({ onUnhandledRequest: 'bypass' });
-  [prism, stack] = await Promise.all([startPrismMock(), startStack()]);
+  [prism, stack] = await Promise.all([startPrismMock({ DOCS_BASE_URL: teamDocs }), startStack()]);
 }, 180_000);
 
 afterAll(async () => {
@@ -42,7 +44,7 @@ async function run(name: string, baseUrl: string, token: string, notFoundHeaders
   const client = createClient({ baseUrl, token, fetch: recordingFetch(log) });
   const result = await readScenario(client, { notFoundHeaders });
   results[name] = result;
-  expect(log.map((e) => e.operationId)).toEqual(['gateway_getStatus', 'gateway_getPrincipal', 'minds_listMinds', 'minds_getMind', 'minds_getMind']);
+  expect(log.map((e) => e.operationId)).toEqual(scenarioOperations);
   expect(log.flatMap(specProblems)).toEqual([]);
   return result;
 }
@@ -91,7 +93,7 @@ describe('the MSW handlers select as Prism does', () => {
       [mswBaseUrl, prism.url].map(async (base) => {
         const response = await fetch(`${base}${request.path}`, { method: request.method, headers, ...(request.body === undefined ? {} : { body: request.body }) });
         const text = await response.text();
-        const body = text ? (JSON.parse(text) as { error?: { request_id?: string } }) : undefined;
+        const body = text ? (JSON.parse(text) as { error?: { request_id?: string; docs_url?: string } }) : undefined;
         // X-Request-Id.yaml: "the same as `request_id` in an error body" (DECISIONS "Example request ids").
         if (body?.error) expect(response.headers.get('x-request-id'), `${base}${request.path}`).toBe(body.error.request_id);
         return { status: response.status, body };
@@ -111,12 +113,27 @@ describe('the MSW handlers select as Prism does', () => {
     const [, lastSuccess] = table.examples.filter(([status]) => status === table.successStatus).at(-1)!;
     const byName = await both(id, (h) => (h.Prefer = `example=${lastSuccess}`));
     expect(byName.msw, `example=${lastSuccess}`).toEqual(byName.prism);
-    // A name alone is looked for among the success examples only: an error example's name alone is refused by both.
-    const [errorStatus, errorName] = table.examples.find(([status]) => status >= 400)!;
-    const errorByName = await both(id, (h) => (h.Prefer = `example=${errorName}`));
-    expect(errorByName.msw.status, `example=${errorName}`).not.toBe(errorStatus);
-    expect(errorByName.prism.status, `example=${errorName}`).not.toBe(errorStatus);
-    expect(errorByName.msw.status).toBeGreaterThanOrEqual(400);
+    // Every docs_url either mock sent points into the team's docs site.
+    for (const answer of [defaults, byName]) for (const body of [answer.msw.body, answer.prism.body]) if (body?.error) expect(body.error.docs_url).toMatch(new RegExp(`^${teamDocs}/errors\\.html#`));
+  });
+
+  // DECISIONS, "Which example an MSW handler answers": "A selection that names no example" gets the same
+  // envelope from both, listing every selection the operation has. A name alone is looked for among the
+  // success examples only, so an error example's name alone names none either.
+  it.each(operationIds.map((id) => [id] as const))('%s: a selection that names no example gets the same answer from both, listing the examples', async (id) => {
+    const table = exampleTable[id];
+    const [, errorName] = table.examples.find(([status]) => status >= 400)!;
+    const selections = table.examples.map(([status, name]) => `code=${status}, example=${name}`);
+    for (const prefer of ['example=Nope', 'code=418', `code=${table.successStatus}, example=Nope`, `example=${errorName}`]) {
+      const answer = await both(id, (h) => (h.Prefer = prefer));
+      const withoutRequestId = ({ status, body }: { status: number; body: { error?: { request_id?: string } } | undefined }) => ({ status, body: { ...body, error: { ...body?.error, request_id: 'fresh' } } });
+      expect(withoutRequestId(answer.msw), prefer).toEqual(withoutRequestId(answer.prism));
+      expect(answer.prism.status, prefer).toBe(400);
+      const error = answer.prism.body as unknown as { error: { code: string; docs_url: string; errors: { message: string }[] } };
+      expect(error.error.code, prefer).toBe('BAD_REQUEST');
+      expect(error.error.docs_url).toBe(`${teamDocs}/errors.html#BAD_REQUEST`);
+      expect(error.error.errors.slice(1).map((e) => e.message), prefer).toEqual(selections.slice(0, 49).map((s) => `valid: ${s}`));
+    }
   });
 
   it.each(operationIds.filter((id) => operationTable[id].security.length > 0).map((id) => [id] as const))('%s: no credential', async (id) => {
