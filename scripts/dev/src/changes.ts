@@ -9,5 +9,9 @@ const marks = { breaking: '!', warning: '~', info: '·' } as const;
 
 export function contractChanges(lastGood: object, next: object): string[] {
   const review = compareSpecs(lastGood, next, { levels: generatedClientLevels });
-  return flatten(review).map((c) => `${marks[c.level]} ${c.level.padEnd(8)} ${c.id}  ${c.operations.length > 0 ? `${c.operations.join(', ')}: ` : ''}${c.where} ${c.message}`.replace(/\s+$/, ''));
+  // The pull request's report writes a change as `where: message (check id)`; so does the loop, after its level and operations.
+  return flatten(review).map((c) => {
+    const place = c.where === '(the schema)' ? '' : `${c.where}: `;
+    return `${marks[c.level]} ${c.level.padEnd(8)} ${c.operations.length > 0 ? `${c.operations.join(', ')}  ` : ''}${place}${c.message}  (${c.id})`;
+  });
 }

@@ -39,7 +39,11 @@ const stackWorkspaces = ['@gateway-minds/db', '@gateway-minds/service-kit', '@ga
 const stackSources = ['apps/gateway/src', 'apps/gateway/migrations', 'apps/minds/src', 'apps/minds/migrations', 'apps/stack/src', 'packages/service-kit/src', 'packages/db/src'];
 /** Type-checked against every new contract (their `lint` task: tsc without emitting). */
 const typeChecked = ['@gateway-minds/service-kit', '@gateway-minds/gateway', '@gateway-minds/minds', '@gateway-minds/stack', '@gateway-minds/docs'];
-/** Rebuilt from every new contract: what a consumer of the API installs. */
+/**
+ * Rebuilt from every new contract: what a consumer of the API installs. Run with `--only` (the
+ * loop has built the contract), a task's hash leaves out its dependencies'; these tasks have spec/
+ * among their own inputs (their turbo.json) so that a spec change is never a cache hit for them.
+ */
 const derived = ['@gateway-minds/client', '@gateway-minds/cli', '@gateway-minds/mcp', '@gateway-minds/msw'];
 
 const settings = devSettings();
@@ -90,7 +94,6 @@ say(
     `  stack  http://127.0.0.1:${settings.port}   (admin 127.0.0.1:${settings.adminPort}, Minds 127.0.0.1:${settings.mindsPort}; data in ${settings.dataDir.startsWith(repoRoot) ? relative(repoRoot, settings.dataDir) : settings.dataDir})`,
     `  mock   http://127.0.0.1:${settings.mockPort}`,
     `  docs   ${docs.url}/   (pages reload themselves after every save)`,
-    'Watching spec/: save a file to lint it and see it in the stack, the mock and the docs. Ctrl-C stops everything.',
   ].join('\n'),
 );
 
@@ -256,6 +259,9 @@ for (const event of ['add', 'change', 'unlink'] as const) {
   contractWatcher.on(event, (file) => saved('contract', file));
   sourceWatcher.on(event, (file) => saved('sources', file));
 }
+// A watcher misses a change in a folder it has not reached yet: say "watching" once both are.
+await Promise.all([contractWatcher, sourceWatcher].map((watcher) => new Promise<void>((resolve) => watcher.once('ready', () => resolve()))));
+say('Watching spec/: save a file to lint it and see it in the stack, the mock and the docs. Ctrl-C stops everything.');
 
 let stopping = false;
 async function stopAll(): Promise<void> {
