@@ -33,7 +33,8 @@ if (process.argv.includes('--serve')) {
         } catch (error) {
           outcome = { ok: false, stage: 'bundle', problems: [], message: error instanceof Error ? (error.stack ?? error.message) : String(error), ms: {} };
         }
-        reply({ id: message.id, outcome });
+        // Problems travel as the lines a terminal shows (file:line:column, level, rule, message).
+        reply({ id: message.id, outcome: { ...outcome, problems: outcome.problems.map((p) => ({ severity: p.severity, line: formatProblem(p) })) } });
       }
     });
   });

@@ -8,14 +8,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from './paths.js';
 
+/** A lint or bundle problem, as the builder words it: `file:line:column  error  rule  message`. */
 export interface SpecProblem {
   severity: 'error' | 'warn';
-  rule: string;
-  message: string;
-  file: string;
-  line: number;
-  column: number;
-  pointer: string;
+  line: string;
 }
 
 export type BuildOutcome =

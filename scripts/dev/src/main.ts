@@ -50,10 +50,7 @@ const settings = devSettings();
 const clock = () => new Date().toLocaleTimeString('en-GB');
 
 function printProblems(problems: SpecProblem[]): void {
-  for (const p of problems) {
-    const line = `${p.file}:${p.line}:${p.column}  ${p.severity === 'error' ? 'error' : 'warning'}  ${p.rule}  ${p.message}`;
-    say(paint(p.severity === 'error' ? 'red' : 'yellow', line));
-  }
+  for (const p of problems) say(paint(p.severity === 'error' ? 'red' : 'yellow', p.line));
 }
 
 /** Operation ids a failed start names as having no handler (service-kit's start-up check). */
