@@ -308,7 +308,7 @@ if (sections.includes('search')) {
 }
 
 if (sections.includes('dev-loop')) {
-  const rounds = quick ? 1 : 5;
+  const rounds = quick ? 1 : 3;
   console.log(`dev-loop: ${rounds} rounds of three edits under npm run dev, on a scratch copy`);
   const report = await runDevLoop({ rounds });
   const s = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '–' : `${value.toFixed(2)} s`);

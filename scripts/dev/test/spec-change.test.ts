@@ -222,7 +222,8 @@ describe('npm run dev on the same copy', () => {
   const output = { text: '' };
   let ports: { port: number; mock: number; docs: number };
   let dev: ChildProcess;
-  const since = (marker: string) => output.text.slice(output.text.lastIndexOf(marker));
+  /** What the loop printed since `from` (output.text.length before a save). */
+  const since = (from: number) => output.text.slice(from);
 
   beforeAll(async () => {
     loopOutput = () => output.text;
@@ -239,8 +240,9 @@ describe('npm run dev on the same copy', () => {
   afterAll(() => stop(dev), 60_000);
 
   it('prints a spec that breaks the lint with its file and line, and keeps serving the last good contract', async () => {
+    const from = output.text.length;
     editFile(join(scratch.root, 'spec/components/schemas/MindCapacityReport.yaml'), (text) => text.replace('type: integer\n    minimum: 1\n  memory_mb', 'type: integr\n    minimum: 1\n  memory_mb'));
-    const cycle = await until('the lint failure', async () => (/keep the last good contract/.test(since('MindCapacityReport.yaml saved')) ? since('MindCapacityReport.yaml saved') : undefined));
+    const cycle = await until('the lint failure', async () => (/keep the last good contract/.test(since(from)) ? since(from) : undefined));
     expect(cycle).toMatch(/spec\/components\/schemas\/MindCapacityReport\.yaml:\d+:\d+\s+error/);
     const capacity = await fetch(`http://127.0.0.1:${ports.mock}/v1/minds/services/${mindId}/capacity`, { headers: { Authorization: 'Bearer bs_x' } });
     expect(capacity.status).toBe(200);
@@ -248,6 +250,7 @@ describe('npm run dev on the same copy', () => {
 
   it('brings a good save to the mock, the served contract, the docs and the types, and prints what changed', async () => {
     // The lint fixed, an example value and an operation's summary changed, in one save of three files.
+    const from = output.text.length;
     editFile(join(scratch.root, 'spec/components/schemas/MindCapacityReport.yaml'), (text) => text.replace('type: integr', 'type: integer'));
     editFile(join(scratch.root, 'spec/components/examples/minds/CapacityApplied.yaml'), (text) => text.replace('memory_mb: 4096', 'memory_mb: 6144'));
     editFile(join(scratch.root, 'spec/paths/v1_minds_services_{mind_id}_capacity.yaml'), (text) => text.replace('summary: Read the capacity a Mind runs with', 'summary: Read the capacity a Mind is given'));
@@ -263,19 +266,20 @@ describe('npm run dev on the same copy', () => {
     // GET /v1/openapi.json carries summaries and descriptions, not examples (DECISIONS.md, "The openapi.json body").
     await until('the stack to serve the new summary', async () => ((await (await fetch(`http://127.0.0.1:${ports.port}/v1/openapi.json`)).text()).includes('Read the capacity a Mind is given') ? true : undefined));
     expect(readFileSync(join(scratch.root, 'packages/contract/dist/generated/schema.d.ts'), 'utf8')).toContain('Read the capacity a Mind is given');
-    const cycle = await until('the cycle summary', async () => (/· stack /.test(since('CapacityApplied.yaml')) ? since('CapacityApplied.yaml') : undefined));
+    const cycle = await until('the cycle summary', async () => (/· stack /.test(since(from)) ? since(from) : undefined));
     expect(cycle).toMatch(/contract \d+\.\d s \(lint/);
     expect(cycle).toMatch(/minds_getMindCapacity/);
   }, 240_000);
 
   it('keeps the stack on the last good contract when a new operation has no handler, and says which', async () => {
+    const from = output.text.length;
     const fixture = readFileSync(join(scratch.root, 'spec/paths/v1_minds_services_{mind_id}_capacity.yaml'), 'utf8');
-    writeFileSync(join(scratch.root, 'spec/paths/v1_minds_services_{mind_id}_capacity-history.yaml'), fixture.replace('minds_getMindCapacity', 'minds_getMindCapacityHistory').replace('Read the capacity a Mind runs with', 'Read the capacities a Mind ran with'));
+    writeFileSync(join(scratch.root, 'spec/paths/v1_minds_services_{mind_id}_capacity-history.yaml'), fixture.replace('minds_getMindCapacity', 'minds_getMindCapacityHistory').replace('Read the capacity a Mind is given', 'Read the capacities a Mind ran with'));
     editFile(join(scratch.root, 'spec/openapi.yaml'), (text) =>
       text.replace('  /v1/minds/services/{mind_id}/capacity:\n', '  /v1/minds/services/{mind_id}/capacity-history:\n    $ref: paths/v1_minds_services_{mind_id}_capacity-history.yaml\n  /v1/minds/services/{mind_id}/capacity:\n'),
     );
-    const cycle = await until('the stack to be kept', async () => (/keeps running the last good contract/.test(since('openapi.yaml saved')) ? since('openapi.yaml saved') : undefined), 240_000);
-    expect(cycle).toMatch(/info {5}minds_getMindCapacityHistory {2}`get \/v1\/minds\/services\/\{mind_id\}\/capacity-history`: operation added: Read the capacities a Mind ran with {2}\(endpoint-added\)/);
+    const cycle = await until('the stack to be kept', async () => (/keeps running the last good contract/.test(since(from)) ? since(from) : undefined), 240_000);
+    expect(cycle).toMatch(/info {5}minds_getMindCapacityHistory {2}`GET \/v1\/minds\/services\/\{mind_id\}\/capacity-history`: operation added: Read the capacities a Mind ran with {2}\(endpoint-added\)/);
     expect(cycle).toContain('the stack has no handler for minds_getMindCapacityHistory: `npm run scaffold:handler -- minds_getMindCapacityHistory`');
     expect((await fetch(`http://127.0.0.1:${ports.port}/v1/status`)).status).toBe(200);
     expect(existsSync(join(scratch.root, 'packages/contract/dist/openapi.json'))).toBe(true);
