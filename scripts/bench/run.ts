@@ -367,6 +367,7 @@ function withSectionsNotRun(fresh: string, previous: string): string {
     search: ['## Memory search'],
     pipeline: ['## The build pipeline'],
     startup: ['## Start-up', '## `npm start`'],
+    'dev-loop': ['## Save to visible'],
   };
   const sectionOf = (block: string) => Object.keys(headings).find((name) => headings[name]!.some((prefix) => block.startsWith(prefix)));
   const blocks = (text: string) => text.split(/\n(?=## )/).slice(1);

@@ -6,7 +6,8 @@
  *   tsx scripts/build.ts --serve   kept warm for `npm run dev`: each `{ id, build: true }` message on
  *                                  the IPC channel lints, bundles, generates and compiles, and is
  *                                  answered `{ id, outcome }` (problems with file and line, and each
- *                                  step's time); `{ id, snapshot: name }` keeps a copy of the
+ *                                  step's time), after `{ id, bundled: true }` once dist/openapi.json
+ *                                  holds the new document (before the compile); `{ id, snapshot: name }` keeps a copy of the
  *                                  outputs, `{ id, restore: name }` puts one back.
  */
 import { ContractBuilder, formatProblem, inputsDigest, isCurrent, type BuildOutcome } from './contract-builder.js';
@@ -29,7 +30,7 @@ if (process.argv.includes('--serve')) {
       } else if (message.build) {
         let outcome: BuildOutcome;
         try {
-          outcome = await builder.build({ lint: true, clean: false });
+          outcome = await builder.build({ lint: true, clean: false, onBundled: () => reply({ id: message.id, bundled: true }) });
         } catch (error) {
           outcome = { ok: false, stage: 'bundle', problems: [], message: error instanceof Error ? (error.stack ?? error.message) : String(error), ms: {} };
         }

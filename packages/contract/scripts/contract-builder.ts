@@ -170,7 +170,11 @@ export class ContractBuilder {
    * Lints (when asked), bundles, generates and compiles. A lint or bundle error leaves dist as it
    * was, so whatever serves the last good contract keeps serving it.
    */
-  async build(options: { lint: boolean; clean: boolean }): Promise<BuildOutcome> {
+  /**
+   * `onBundled` is told as soon as dist/openapi.json holds the new bundled document (before the
+   * compile), for whatever needs only that file (a mock) to start on it.
+   */
+  async build(options: { lint: boolean; clean: boolean; onBundled?: () => void }): Promise<BuildOutcome> {
     try {
       return await this.buildOnce(options);
     } catch (error) {
@@ -181,7 +185,7 @@ export class ContractBuilder {
     }
   }
 
-  private async buildOnce(options: { lint: boolean; clean: boolean }): Promise<BuildOutcome> {
+  private async buildOnce(options: { lint: boolean; clean: boolean; onBundled?: () => void }): Promise<BuildOutcome> {
     const ms: StepTimes = {};
     let start = performance.now();
     const digest = await inputsDigest();
@@ -212,6 +216,7 @@ export class ContractBuilder {
     }
     const counts = await this.generate(bundled);
     ms.generate = since(start);
+    options.onBundled?.();
 
     start = performance.now();
     const compileErrors = this.compile();

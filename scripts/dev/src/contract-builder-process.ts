@@ -22,11 +22,13 @@ interface Reply {
   id: number;
   outcome?: BuildOutcome;
   restored?: boolean;
+  bundled?: boolean;
 }
 
 export class ContractBuilderProcess {
   private readonly child: ChildProcess;
   private readonly pending = new Map<number, (reply: Reply) => void>();
+  private readonly onBundled = new Map<number, () => void>();
   private nextId = 1;
   readonly ready: Promise<void>;
 
@@ -40,22 +42,26 @@ export class ContractBuilderProcess {
       this.child.once('exit', (code) => reject(new Error(`the contract builder exited (${code}) before it was ready`)));
       this.child.on('message', (message: Reply & { ready?: boolean }) => {
         if (message.ready) return resolve();
+        if (message.bundled) return this.onBundled.get(message.id)?.();
         this.pending.get(message.id)?.(message);
         this.pending.delete(message.id);
+        this.onBundled.delete(message.id);
       });
     });
   }
 
-  private ask(message: Record<string, unknown>): Promise<Reply> {
+  private ask(message: Record<string, unknown>, onBundled?: () => void): Promise<Reply> {
     const id = this.nextId++;
+    if (onBundled) this.onBundled.set(id, onBundled);
     return new Promise((resolve, reject) => {
       this.pending.set(id, resolve);
       this.child.send({ ...message, id }, (error) => error && reject(error));
     });
   }
 
-  async build(): Promise<BuildOutcome> {
-    return (await this.ask({ build: true })).outcome!;
+  /** Builds; `onBundled` runs once dist/openapi.json holds the new document, before the compile ends. */
+  async build(onBundled?: () => void): Promise<BuildOutcome> {
+    return (await this.ask({ build: true }, onBundled)).outcome!;
   }
 
   async snapshot(name: string): Promise<void> {

@@ -18,9 +18,8 @@
  * Each step's time is printed. Saving a source file of the stack rebuilds it through turbo and
  * restarts it. Ctrl-C stops everything.
  */
-import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { watch } from 'chokidar';
 import { contractChanges } from './changes.js';
@@ -30,6 +29,7 @@ import { MockProcess } from './mock-process.js';
 import { bundledContract, repoRoot, specDir } from './paths.js';
 import { devSettings } from './settings.js';
 import { StackProcess, type StartResult } from './stack-process.js';
+import { stackView } from './stack-view.js';
 import { paint, prefixLines, say, seconds } from './terminal.js';
 import { errorLines, operationsWithoutHandler, runTurbo, type TurboRun } from './turbo.js';
 
@@ -51,6 +51,15 @@ const clock = () => new Date().toLocaleTimeString('en-GB');
 
 function printProblems(problems: SpecProblem[]): void {
   for (const p of problems) say(paint(p.severity === 'error' ? 'red' : 'yellow', p.line));
+}
+
+/** Whether a handler of the stack answers the spec's examples (a scaffolded stub calls specExample). */
+function stackAnswersExamples(): boolean {
+  return stackSources.some((dir) => {
+    const root = join(repoRoot, dir);
+    if (!existsSync(root)) return false;
+    return readdirSync(root, { recursive: true, encoding: 'utf8' }).some((file) => file.endsWith('.ts') && readFileSync(join(root, file), 'utf8').includes('specExample('));
+  });
 }
 
 /** Operation ids a failed start names as having no handler (service-kit's start-up check). */
@@ -148,16 +157,27 @@ let lastStackAt = clock();
 // ---- one save of the contract ----
 async function contractCycle(savedAt: number, files: string[]): Promise<void> {
   say(paint('bold', `${files.join(', ')} saved (${clock()})`));
-  const outcome = await builder.build();
+  const since = (at: number) => seconds(at - savedAt);
+  // The mock needs only the bundled document: it starts reloading while the contract compiles.
+  let mockReload: Promise<{ ok: boolean; at: number }> | undefined;
+  let next: object | undefined;
+  const outcome = await builder.build(() => {
+    next = JSON.parse(readFileSync(bundledContract, 'utf8')) as object;
+    if (isDeepStrictEqual(next, lastGood)) return;
+    mockReload = mock.reload().then(
+      () => ({ ok: true, at: performance.now() }),
+      (error: Error) => (say(paint('red', error.message)), { ok: false, at: performance.now() }),
+    );
+  });
   printProblems(outcome.problems);
   const steps = Object.entries(outcome.ms).map(([step, ms]) => `${step} ${seconds(ms)}`);
   if (!outcome.ok) {
     if (outcome.stage === 'compile') say(outcome.message);
+    await mockReload; // a compile that fails after the bundle: the mock shows the new document, the rest keep theirs
     say(paint('red', `✗ ${outcome.message} (${steps.join(', ')}): the stack, the mock and the docs keep the last good contract (${lastGoodAt})`));
     return;
   }
-  const next = JSON.parse(await readFile(bundledContract, 'utf8')) as object;
-  if (isDeepStrictEqual(next, lastGood)) {
+  if (!next || isDeepStrictEqual(next, lastGood)) {
     say(`no change to the contract (${steps.join(', ')})`);
     return;
   }
@@ -166,26 +186,25 @@ async function contractCycle(savedAt: number, files: string[]): Promise<void> {
   if (changes.length === 0) say('the contract changed in a way the spec review does not report');
   const contractReady = performance.now();
 
-  const timed = <T>(work: Promise<T>) => work.then((value) => ({ value, ms: performance.now() - contractReady }));
-  const mockReload = timed(mock.reload().then(() => true, (error: Error) => (say(paint('red', error.message)), false)));
-  const docsBuild = timed(
-    buildDocsSite().then((result) => {
-      if (result.ok) docs.reload();
-      else say(paint('red', `the docs site did not build:\n${result.output}`));
-      return result.ok;
-    }),
-  );
-  const stackRestart = timed(restartStack(docsBuild));
+  const docsBuild = buildDocsSite().then((result) => {
+    if (result.ok) docs.reload();
+    else say(paint('red', `the docs site did not build:\n${result.output}`));
+    return { ok: result.ok, at: performance.now() };
+  });
+  // Examples and component schemas' prose never reach the stack (stack-view.ts): such an edit leaves it running.
+  const examplesMatter = stackAnswersExamples();
+  const stackTouched = !isDeepStrictEqual(stackView(lastGood, { examplesMatter }), stackView(next, { examplesMatter }));
+  const stackRestart = stackTouched ? restartStack(docsBuild).then((started) => ({ ok: started.ok, at: performance.now() })) : undefined;
   const [mockDone, docsDone, stackDone] = await Promise.all([mockReload, docsBuild, stackRestart]);
   lastGood = next;
   lastGoodAt = clock();
-  if (stackDone.value.ok) lastStackAt = lastGoodAt;
+  if (stackDone?.ok) lastStackAt = lastGoodAt;
 
-  const fromSave = (ms: number) => seconds(contractReady - savedAt + ms);
+  const ok = (mockDone?.ok ?? true) && docsDone.ok && (stackDone?.ok ?? true);
   say(
-    `${stackDone.value.ok && mockDone.value && docsDone.value ? '✓' : '✗'} contract ${seconds(contractReady - savedAt)} (${steps.join(', ')}) · ` +
-      `mock ${mockDone.value ? fromSave(mockDone.ms) : 'failed'} · docs ${docsDone.value ? fromSave(docsDone.ms) : 'failed'} · ` +
-      `stack ${stackDone.value.ok ? fromSave(stackDone.ms) : 'kept the last good contract'}  (times from the save)`,
+    `${ok ? '✓' : '✗'} contract ${since(contractReady)} (${steps.join(', ')}) · ` +
+      `mock ${mockDone ? (mockDone.ok ? since(mockDone.at) : 'failed') : 'unchanged'} · docs ${docsDone.ok ? since(docsDone.at) : 'failed'} · ` +
+      `stack ${stackDone ? (stackDone.ok ? since(stackDone.at) : 'kept the last good contract') : 'not restarted: the edit does not reach it'}  (times from the save)`,
   );
   startBackgroundLane();
 }
