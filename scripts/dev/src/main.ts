@@ -105,8 +105,13 @@ say(
 
 // ---- the background lane: turbo type-checks the stack and rebuilds what consumers install ----
 let background: TurboRun[] = [];
-function startBackgroundLane(): void {
+/** A new save makes the lane's work moot, and on two cores it would slow the save's own steps: stop it. */
+function stopBackgroundLane(): void {
   for (const run of background) run.cancel();
+  background = [];
+}
+function startBackgroundLane(): void {
+  stopBackgroundLane();
   const typecheck = runTurbo(['lint'], typeChecked, { only: true, background: true });
   const rebuild = runTurbo(['build'], derived, { only: true, background: true });
   background = [typecheck, rebuild];
@@ -255,6 +260,7 @@ async function drain(): Promise<void> {
       const savedAt = pending.firstSavedAt;
       pending.contract.clear();
       pending.sources.clear();
+      stopBackgroundLane();
       if (sourceFiles.length > 0) await sourcesCycle(sourceFiles);
       if (contractFiles.length > 0) await contractCycle(savedAt, contractFiles);
     }

@@ -28,7 +28,7 @@ export function runTurbo(tasks: string[], filters: string[], options: { only?: b
   });
   // In the background, one task at a time and at a lower priority (its tasks inherit it): the next
   // save's own steps, which someone is waiting for, go first on a machine with few cores.
-  if (options.background && child.pid) setPriority(child.pid, 10);
+  if (options.background && child.pid) setPriority(child.pid, 19);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
