@@ -24,6 +24,7 @@ import {
   createContractServer,
   createServiceApp,
   docsBaseUrlOf,
+  rawBodyReader,
   readAssertionKey,
   requestContext,
   shapeError,
@@ -135,7 +136,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const ownOperations = (Object.values(operationTable) as OperationFacts[]).filter((o) => (BUILT_IN_SERVICES as readonly string[]).includes(o.service));
   const forwardedOperations = (Object.values(operationTable) as OperationFacts[]).filter((o) => !ownOperations.includes(o));
   const forwardedRouter = createOperationRouter(forwardedOperations);
-  const readRawBody = express.raw({ limit: BODY_LIMIT_BYTES, type: () => true });
+  // Refused at the limit while the body streams (service-kit's body-reader.ts).
+  const readRawBody = rawBodyReader(BODY_LIMIT_BYTES);
 
   /**
    * A path `/v1/<service>/...` of a registered service that the contract does not name is forwarded

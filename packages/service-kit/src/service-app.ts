@@ -13,6 +13,7 @@ import express, { type ErrorRequestHandler, type Express, type NextFunction, typ
 import * as OpenApiValidator from 'express-openapi-validator';
 import { dereference, envelopeLocation, gatewayLimits, illFormedStrings, isWellFormedText, pruneUnreachableComponents, type ErrorCode, type JsonSchema, type OpenApiDocument, type OperationFacts } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
+import { jsonBodyReader } from './body-reader.js';
 import { byteLimitViolations, hasByteLimits } from './byte-limits.js';
 import { compileRequestValidation } from './compiled-request-validation.js';
 import { answeredByListener } from './contract-server.js';
@@ -147,8 +148,6 @@ function isClientAbort(err: { type?: string; code?: string } | undefined, req: R
   return req.readableAborted && (err?.code === 'ECONNRESET' || err?.type === 'stream.not.readable');
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
@@ -274,15 +273,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     const { operation } = requestContext(res);
     next(shapeError(req, operation, integerQuery.get(operation.operationId)));
   };
-  const parseJson = express.json({
-    limit: BODY_LIMIT_BYTES,
-    type: () => true,
-    strict: true,
-    // Bytes that are not UTF-8 would be decoded to U+FFFD and stored altered: refuse them.
-    verify: (_req, _res, buffer) => {
-      strictUtf8.decode(buffer);
-    },
-  });
+  // Refused at the limit while the body streams, never after reading it whole (body-reader.ts).
+  const parseJson = jsonBodyReader(BODY_LIMIT_BYTES);
   const checkBodyText: RequestHandler = (req, _res, next) => {
     const issues = req.body === undefined ? [] : illFormedStrings(req.body, 'body');
     return issues.length ? next(new ApiError('INVALID_ARGUMENT', 'The body contains text that cannot be stored as sent.', { errors: issues })) : next();
