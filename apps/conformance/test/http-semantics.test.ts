@@ -164,10 +164,16 @@ let stack: Stack;
 let session: string;
 const gatewayLog: Record<string, unknown>[] = [];
 const VERIFY_POINTS = 5;
+const UNNAMED_PATH_POINTS = 8;
 
 beforeAll(async () => {
   stack = await startStack({
-    gatewayEnv: { VERIFY_RATE_LIMIT_POINTS: String(VERIFY_POINTS), VERIFY_RATE_LIMIT_WINDOW_SECONDS: '600' },
+    gatewayEnv: {
+      VERIFY_RATE_LIMIT_POINTS: String(VERIFY_POINTS),
+      VERIFY_RATE_LIMIT_WINDOW_SECONDS: '600',
+      UNNAMED_PATH_RATE_LIMIT_POINTS: String(UNNAMED_PATH_POINTS),
+      UNNAMED_PATH_RATE_LIMIT_WINDOW_SECONDS: '600',
+    },
     loggers: { gateway: capturedLogger(gatewayLog) },
   });
   session = (await stack.issue('bridge_session')).token;
@@ -367,6 +373,25 @@ describe('bodies: declared length, slow senders, and the verification rate limit
     expect(Number(refused!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     // Another address has its own allowance.
     expect((await verify('127.0.0.4')).status).toBe(200);
+  });
+
+  // DECISIONS.md "Rate limits": a path the contract does not name is forwarded without a
+  // credential ("Paths the contract does not name"), so it is limited per client address too.
+  it('a path the contract does not name is rate limited per client address; past the limit nothing is forwarded', async () => {
+    const unnamed = (localAddress: string, path = '/v1/minds/not-an-operation') => call(stack.url, 'GET', path, {}, { localAddress });
+    const codes: string[] = [];
+    for (let i = 0; i < UNNAMED_PATH_POINTS + 1; i++) codes.push((await unnamed('127.0.0.5')).body.error.code);
+    // The service answered each of the allowance (its own 404), then the gateway refused.
+    expect(codes).toEqual([...Array(UNNAMED_PATH_POINTS).fill('ROUTE_NOT_FOUND'), 'RATE_LIMITED']);
+    const refused = await unnamed('127.0.0.5', '/v1/minds/another-unnamed-path');
+    expectEnvelope(refused, 429, 'RATE_LIMITED');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // The allowance is its own: credential verification from that address is still answered, and
+    // the named operations, limited per credential, are untouched.
+    expect((await call(stack.url, 'POST', '/v1/iam/credentials/verify', { 'content-type': 'application/json' }, { body: JSON.stringify({ credential: 'bs_nonsense' }), localAddress: '127.0.0.5' })).status).toBe(200);
+    expect((await call(stack.url, 'GET', '/v1/minds/services', bearer(), { localAddress: '127.0.0.5' })).status).toBe(200);
+    // Another address has its own allowance.
+    expectEnvelope(await unnamed('127.0.0.6'), 404, 'ROUTE_NOT_FOUND');
   });
 });
 
