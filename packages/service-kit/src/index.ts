@@ -5,7 +5,7 @@ export { createLogger, type Logger } from './logger.js';
 export { createOperationRouter, type OperationRouter, type RouteMatch } from './operation-router.js';
 export { byteLimitViolations } from './byte-limits.js';
 export { jsonBodyReader, rawBodyReader, readBody } from './body-reader.js';
-export { createServiceApp, requestContext, shapeError, BODY_LIMIT_BYTES, type OperationHandler, type RequestContext, type ServiceAppOptions } from './service-app.js';
+export { createServiceApp, requestContext, requestedMethod, shapeError, BODY_LIMIT_BYTES, type OperationHandler, type RequestContext, type ServiceAppOptions } from './service-app.js';
 export * from './assertion.js';
 export { ADMITTED_OPERATIONS_PATH, HEALTH_PATH, withSideRoutes, type AdmittedOperations } from './side-routes.js';
 export { createContractServer, clientErrorOf, MAX_HEADER_BLOCK_BYTES, REQUEST_READ_TIMEOUT_MS, type ContractServerOptions } from './contract-server.js';

@@ -40,6 +40,18 @@ export interface RequestContext {
   pathParams: Record<string, string>;
 }
 
+/** Requests that arrived as HEAD and run as the GET they mirror (headAsGet). */
+const headRequests = new WeakSet<Request>();
+
+/**
+ * The method the client sent: `HEAD` for a HEAD request, which the pipeline runs as a GET
+ * (`req.method` says GET then). A DPoP proof names this one (RFC 9449 §4.3: "the htm claim
+ * matches the HTTP method of the current request").
+ */
+export function requestedMethod(req: Request): string {
+  return headRequests.has(req) ? 'HEAD' : req.method;
+}
+
 /** The request's id and matched operation, set before any hook or handler runs. */
 export function requestContext(res: Response): RequestContext {
   return res.locals.context as RequestContext;
@@ -241,7 +253,10 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   // The request runs as the GET it mirrors (operation match, validation, handler); Node already
   // leaves the body out of a response to a HEAD request, and Express keeps GET's Content-Length.
   const headAsGet: RequestHandler = (req, _res, next) => {
-    if (req.method === 'HEAD') req.method = 'GET';
+    if (req.method === 'HEAD') {
+      headRequests.add(req);
+      req.method = 'GET';
+    }
     next();
   };
   const assignRequestId: RequestHandler = (req, res, next) => {
