@@ -101,3 +101,36 @@ describe('DECISIONS "Agent directory" (the catalog\'s SERVICE_UNAVAILABLE "servi
     }
   });
 });
+
+describe('DECISIONS "The form of a date-time" (Episodic event: "`timestamp` | string date-time"; minds_getUsage: "`from`, `to` (RFC 3339 date-time, both required)")', () => {
+  const variants = [
+    ['a space instead of T', '2026-11-21 12:00:00Z'],
+    ['a lower-case t', '2026-11-21t12:00:00Z'],
+    ['a lower-case z', '2026-11-21T12:00:00z'],
+    ['an offset without its colon', '2026-11-21T12:00:00+0100'],
+  ] as const;
+  const words = () => `kestrel${randomUUID().slice(0, 8)}`;
+
+  it.each(variants)('an event timestamp with %s is INVALID_ARGUMENT at body.event.timestamp, and nothing is stored', async (_name, timestamp) => {
+    const word = words();
+    const answer = await owner('POST', `/v1/minds/memory/episodic?mind=${mindId}`, { body: { event: { id: randomUUID(), content: `a ${word}`, timestamp } } });
+    expect(codeOf(answer)).toMatchObject({ status: 400, code: 'INVALID_ARGUMENT' });
+    expect(answer.body.error.errors.map((e: { location: string }) => e.location)).toContain('body.event.timestamp');
+    expect((await owner('POST', `/v1/minds/search?mind=${mindId}`, { body: { text: word } })).body.items).toEqual([]);
+  });
+
+  it.each(variants)('a usage window with %s is INVALID_QUERY', async (_name, from) => {
+    const answer = await owner('GET', `/v1/minds/usage?from=${encodeURIComponent(from)}&to=${encodeURIComponent('2026-11-22T12:00:00Z')}`);
+    expect(codeOf(answer)).toMatchObject({ status: 400, code: 'INVALID_QUERY' });
+  });
+
+  it('the canonical forms are accepted and answered exactly as sent: an offset, a fraction, Z', async () => {
+    const timestamp = '2026-11-21T13:00:00.250+01:00';
+    const stored = await owner('POST', `/v1/minds/memory/episodic?mind=${mindId}`, { body: { event: { id: randomUUID(), content: 'a canonical plover', timestamp } } });
+    expect(stored.status).toBe(200);
+    expect((await owner('GET', `/v1/minds/memory/episodic/${stored.body.id}?mind=${mindId}`)).body.item.timestamp).toBe(timestamp);
+    const usage = await owner('GET', `/v1/minds/usage?from=${encodeURIComponent('2026-11-20T12:00:00+01:00')}&to=2026-11-21T12:00:00Z`);
+    expect(usage.status).toBe(200);
+    expect([usage.body.from, usage.body.to]).toEqual(['2026-11-20T12:00:00+01:00', '2026-11-21T12:00:00Z']);
+  });
+});
