@@ -4,7 +4,12 @@
  * interface sentence that entry rests on (gateway-minds-interface.md, section: "words").
  */
 import { randomUUID } from 'node:crypto';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import * as dpop from 'dpop';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dereference, type JsonSchema, type OpenApiDocument } from '@gateway-minds/contract';
+import { openapiDocument } from '@gateway-minds/contract/document';
 import { freePort, startStack, type Stack } from '@gateway-minds/testkit';
 import { caller, type Answer, type Call, readyMind } from '../src/http.js';
 
@@ -132,5 +137,62 @@ describe('DECISIONS "The form of a date-time" (Episodic event: "`timestamp` | st
     const usage = await owner('GET', `/v1/minds/usage?from=${encodeURIComponent('2026-11-20T12:00:00+01:00')}&to=2026-11-21T12:00:00Z`);
     expect(usage.status).toBe(200);
     expect([usage.body.from, usage.body.to]).toEqual(['2026-11-20T12:00:00+01:00', '2026-11-21T12:00:00Z']);
+  });
+});
+
+/** A schema of the published spec, compiled by a validator that knows nothing of these servers (Ajv, JSON Schema 2020-12). */
+function outsideValidator(schema: JsonSchema) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  return ajv.compile(schema);
+}
+const document = dereference(structuredClone(openapiDocument) as OpenApiDocument);
+const createMindSchema = document.paths['/v1/minds/services']!.post!.requestBody!.content!['application/json']!.schema!;
+
+describe('DECISIONS "Plan default" and "Mind name on create", in the schema (Plan and profile rules for create, 1: "When `plan` is omitted or `free`, profile `F1` is selected and only `F1` is accepted")', () => {
+  const refusedBodies = [
+    ['free with D1', { name: 'Sandbox x', plan: 'free', profile_id: 'D1' }],
+    ['no plan with D2', { name: 'Sandbox x', profile_id: 'D2' }],
+    ['U+0000 in the name', { name: 'Sandbox a\u0000b' }],
+  ] as const;
+
+  it('the schema alone refuses what the server refuses, and accepts every plan the interface admits', () => {
+    const validate = outsideValidator(createMindSchema);
+    for (const [name, body] of refusedBodies) expect({ name, valid: validate(body) }).toEqual({ name, valid: false });
+    for (const body of [{ name: 'Sandbox' }, { name: 'Sandbox x', plan: 'free', profile_id: 'F1' }, { name: 'Sandbox x', plan: 'pro' }, ...['F1', 'D1', 'D2'].map((profile_id) => ({ name: 'Sandbox x', plan: 'pro', profile_id }))]) {
+      expect({ body, valid: validate(body) }).toEqual({ body, valid: true });
+    }
+  });
+
+  it.each(refusedBodies)('%s: the server answers INVALID_ARGUMENT and creates nothing', async (_name, body) => {
+    const before = await owner('GET', '/v1/minds/services?limit=100');
+    const answer = await owner('POST', '/v1/minds/services', { body, headers: { 'idempotency-key': randomUUID(), 'x-platform-minds-creation-context': before.body.context_sha256 } });
+    expect(codeOf(answer)).toMatchObject({ status: 400, code: 'INVALID_ARGUMENT' });
+    if ('profile_id' in body) expect(answer.body.error.errors.map((e: { location: string }) => e.location)).toContain('body.profile_id');
+    expect((await owner('GET', '/v1/minds/services?limit=100')).body.items).toEqual(before.body.items);
+  });
+});
+
+describe('DECISIONS "The DPoP header" (Errors: DPOP_INVALID "DPoP header is not a compact JWS")', () => {
+  const dpopSchema = (document.components!.parameters!.Dpop as { schema: JsonSchema }).schema;
+
+  it('the schema states the compact JWS shape: a real proof passes, anything else does not', async () => {
+    const validate = outsideValidator(dpopSchema);
+    const keys = await dpop.generateKeyPair('ES256');
+    expect(validate(await dpop.generateProof(keys, 'http://127.0.0.1/v1/minds/agent/search', 'GET'))).toBe(true);
+    for (const bad of ['not-a-jws', 'a.b', 'a.b.c.d', 'a..c', 'a.b.c=', 'é.b.c']) expect({ bad, valid: validate(bad) }).toEqual({ bad, valid: false });
+  });
+
+  it('an agent credential with a dpop header of another shape: 401 DPOP_INVALID with its DPoP challenge, nothing stored', async () => {
+    const agent = await stack.issue('agent_credential');
+    await owner('POST', `/v1/minds/${mindId}/attachments`, {
+      body: { operationId: randomUUID(), expectedVersion: 0, subject: { kind: 'agent', agentId: agent.agent_id }, permissions: ['minds.agent_data.read', 'minds.agent_data.write'], expiresAt: Date.now() + 3_600_000 },
+    });
+    const call = caller(stack.url, agent.token);
+    const word = `bittern${randomUUID().slice(0, 8)}`;
+    const answer = await call('POST', `/v1/minds/agent/memory/episodic?mind=${mindId}`, { body: { event: { id: randomUUID(), content: `a ${word}`, timestamp: '2026-11-21T12:00:00Z' } }, headers: { dpop: 'not-a-jws' } });
+    expect(codeOf(answer)).toMatchObject({ status: 401, code: 'DPOP_INVALID' });
+    expect(answer.headers.get('www-authenticate')).toMatch(/error="invalid_dpop_proof"/);
+    expect((await call('POST', `/v1/minds/agent/search?mind=${mindId}`, { body: { text: word } })).body.items).toEqual([]);
   });
 });

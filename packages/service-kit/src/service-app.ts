@@ -184,8 +184,15 @@ export function issueLocation(validatorPath: string): string {
   return envelopeLocation(LOCATION_OF[where] ?? where, rest);
 }
 
+/** Per operation id, the header parameters whose schema names its own refusal code (`x-invalid-code`), by lower-case name. */
+type InvalidHeaderCodes = ReadonlyMap<string, ReadonlyMap<string, ErrorCode>>;
+
 /** Turns express-openapi-validator's errors into the catalog's codes. */
-function fromValidatorError(err: { status: number; message: string; errors?: { path: string; message: string; errorCode?: string }[]; headers?: { Allow?: string } }, operation?: OperationFacts): ApiError {
+function fromValidatorError(
+  err: { status: number; message: string; errors?: { path: string; message: string; errorCode?: string }[]; headers?: { Allow?: string } },
+  operation?: OperationFacts,
+  invalidHeaderCodes: InvalidHeaderCodes = new Map(),
+): ApiError {
   const issues: ValidationIssue[] = (err.errors ?? []).map((e) => ({ location: issueLocation(e.path), message: e.message }));
   switch (err.status) {
     case 404:
@@ -204,6 +211,8 @@ function fromValidatorError(err: { status: number; message: string; errors?: { p
           (p) => p.in === 'header' && p.missingCode && issues.some((i) => i.location === `header.${p.name.toLowerCase()}` && /required/i.test(i.message)),
         );
         if (missing) return new ApiError(missing.missingCode as ErrorCode, `The ${missing.name} header is required.`, { errors: issues });
+        const ownCode = invalidHeaderCodes.get(operation?.operationId ?? '')?.get(first.slice('header.'.length));
+        if (ownCode) return new ApiError(ownCode, `The ${first.slice('header.'.length)} header is not of the published shape.`, { errors: issues });
         return new ApiError('BAD_REQUEST', 'A header failed validation.', { errors: issues });
       }
       if (firstIn('query')) return new ApiError('INVALID_QUERY', 'The query parameters failed validation.', { errors: issues });
@@ -231,6 +240,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   const document = documentFor(operations);
   const requestSchemas = new Map<string, JsonSchema | undefined>();
   const integerQuery = new Map<string, Set<string>>();
+  const invalidHeaderCodes = new Map<string, Map<string, ErrorCode>>();
   const dereferenced = dereference(structuredClone(document));
   for (const item of Object.values(dereferenced.paths)) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
@@ -240,6 +250,10 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       if (hasByteLimits(schema)) requestSchemas.set(op.operationId, schema);
       const integers = [...(item.parameters ?? []), ...(op.parameters ?? [])].filter((p) => p.in === 'query' && p.schema?.type === 'integer').map((p) => p.name);
       integerQuery.set(op.operationId, new Set(integers));
+      const ownCodes = [...(item.parameters ?? []), ...(op.parameters ?? [])]
+        .filter((p) => p.in === 'header' && typeof p.schema?.['x-invalid-code'] === 'string')
+        .map((p) => [p.name.toLowerCase(), p.schema!['x-invalid-code'] as ErrorCode] as const);
+      if (ownCodes.length) invalidHeaderCodes.set(op.operationId, new Map(ownCodes));
     }
   }
 
@@ -376,7 +390,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     } else if (err?.type === 'encoding.unsupported' || err?.type === 'charset.unsupported') {
       error = new ApiError('JSON_REQUIRED', 'The body must be UTF-8 application/json.');
     } else if (typeof err?.status === 'number' && err.status < 500 && Array.isArray(err.errors)) {
-      error = fromValidatorError(err, context?.operation);
+      error = fromValidatorError(err, context?.operation, invalidHeaderCodes);
     } else {
       const contractViolation = typeof err?.status === 'number' && err.status === 500 && Array.isArray(err.errors);
       logger.error({ err, requestId: context?.requestId, operationId: context?.operation?.operationId }, contractViolation ? 'response broke the contract' : 'unexpected error');
