@@ -15,14 +15,23 @@ import { caller, type Answer, type Call, readyMind } from '../src/http.js';
 
 let stack: Stack;
 let owner: Call;
+let ownerToken: string;
 let mindId: string;
 
 beforeAll(async () => {
   stack = await startStack();
-  owner = caller(stack.url, (await stack.issue('bridge_session')).token);
+  ownerToken = (await stack.issue('bridge_session')).token;
+  owner = caller(stack.url, ownerToken);
   mindId = (await readyMind(owner, 'Sandbox recorded decisions')).mind_id;
 });
 afterAll(() => stack?.close());
+
+/** The owner's request with a body sent exactly as written (JSON.stringify could not write a repeated name). */
+async function rawOwner(method: string, path: string, body: string): Promise<Answer> {
+  const response = await fetch(stack.url + path, { method, headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' }, body });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
 
 const codeOf = (answer: Answer) => ({ status: answer.status, code: answer.body?.error?.code as string | undefined, reason: answer.body?.error?.reason as string | undefined });
 
@@ -194,5 +203,113 @@ describe('DECISIONS "The DPoP header" (Errors: DPOP_INVALID "DPoP header is not 
     expect(codeOf(answer)).toMatchObject({ status: 401, code: 'DPOP_INVALID' });
     expect(answer.headers.get('www-authenticate')).toMatch(/error="invalid_dpop_proof"/);
     expect((await call('POST', `/v1/minds/agent/search?mind=${mindId}`, { body: { text: word } })).body.items).toEqual([]);
+  });
+});
+
+describe('DECISIONS "UUIDs" (Attachments: `mindId` "lowercase UUID pattern"; "`operationId` matches the lowercase UUID pattern in every body that has it")', () => {
+  it('an upper-case UUID is refused with the code of its place, and nothing changes', async () => {
+    const upper = mindId.toUpperCase();
+    expect(codeOf(await owner('GET', `/v1/minds/services/${upper}`))).toMatchObject({ status: 400, code: 'INVALID_IDENTIFIER' });
+    expect(codeOf(await owner('POST', `/v1/minds/search?mind=${upper}`, { body: { text: 'x' } }))).toMatchObject({ status: 400, code: 'INVALID_QUERY' });
+    const groups = (await owner('GET', '/v1/minds/agent-groups')).body.groups.length;
+    expect(codeOf(await owner('POST', '/v1/minds/agent-groups', { body: { operationId: randomUUID().toUpperCase(), name: 'Upper' } }))).toMatchObject({ status: 400, code: 'INVALID_ARGUMENT' });
+    expect((await owner('GET', '/v1/minds/agent-groups')).body.groups.length).toBe(groups);
+    const mind = (await owner('GET', `/v1/minds/services/${mindId}`)).body;
+    expect(codeOf(await owner('POST', `/v1/minds/services/${mindId}/stop`, { body: { expected_generation: mind.desired_generation }, headers: { 'idempotency-key': randomUUID().toUpperCase() } }))).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+    expect((await owner('GET', `/v1/minds/services/${mindId}`)).body.desired_generation).toBe(mind.desired_generation);
+  });
+});
+
+describe('DECISIONS "Tags" (Episodic event: "`tags` | string[]")', () => {
+  const insert = (tags: string[]) => owner('POST', `/v1/minds/memory/episodic?mind=${mindId}`, { body: { event: { id: randomUUID(), content: 'tagged', timestamp: '2026-11-21T12:00:00Z', tags } } });
+
+  it('32 tags of 64 characters are stored; a 33rd tag, a 65-character tag or a blank one is INVALID_ARGUMENT', async () => {
+    const most = Array.from({ length: 32 }, (_, i) => `${i}`.padEnd(64, 't'));
+    const stored = await insert(most);
+    expect(stored.status).toBe(200);
+    expect((await owner('GET', `/v1/minds/memory/episodic/${stored.body.id}?mind=${mindId}`)).body.item.tags).toEqual(most);
+    for (const tags of [[...most, 'one more'], ['t'.repeat(65)], ['  ']]) expect(codeOf(await insert(tags))).toMatchObject({ status: 400, code: 'INVALID_ARGUMENT' });
+  });
+});
+
+describe('DECISIONS "An agent credential\'s project" (agent operations: "an existing `mak_acr` credential or an agent token, independent of the Console selection")', () => {
+  it('a credential bound to a project reaches only that project\'s Minds; one bound to none reaches every Mind its agent is attached to', async () => {
+    const { organization_id } = (await (await fetch(`${stack.adminUrl}/admin/defaults`, { headers: { authorization: `Bearer ${stack.gateway.adminToken}` } })).json()) as { organization_id: string };
+    const { project_id: other } = await stack.admin<{ project_id: string }>('/admin/projects', { organization_id, name: 'Other project' });
+    const otherOwner = caller(stack.url, (await stack.issue('bridge_session', { project_id: other })).token);
+    const otherMind = (await readyMind(otherOwner, 'Sandbox other project')).mind_id;
+    const agent = await stack.createAgent();
+    const attached = await otherOwner('POST', `/v1/minds/${otherMind}/attachments`, {
+      body: { operationId: randomUUID(), expectedVersion: 0, subject: { kind: 'agent', agentId: agent.id }, permissions: ['minds.agent_data.read'], expiresAt: Date.now() + 3_600_000 },
+    });
+    expect(attached.status).toBe(200);
+    const search = (token: string) => caller(stack.url, token)('POST', `/v1/minds/agent/search?mind=${otherMind}`, { body: { text: 'anything' } });
+
+    const boundElsewhere = await stack.issue('agent_credential', { agent_id: agent.id }); // the default project
+    expect(codeOf(await search(boundElsewhere.token))).toMatchObject({ status: 403, code: 'INVALID_AGENT_CAPABILITY' });
+    const boundHere = await stack.issue('agent_credential', { agent_id: agent.id, project_id: other });
+    expect((await search(boundHere.token)).status).toBe(200);
+    const unbound = await stack.issue('agent_credential', { agent_id: agent.id, organization_id });
+    expect(unbound.project_id).toBeNull();
+    expect((await search(unbound.token)).status).toBe(200);
+  });
+});
+
+describe('DECISIONS "Stopping a stopped Mind, resuming a running one" (States and transitions: "POST .../stop | accepted with matching `expected_generation` | 202 returned")', () => {
+  it('a stop of a stopped Mind with its generation is 202 and raises the generation; the Mind stays stopped', async () => {
+    const mind = await readyMind(owner, 'Sandbox stopped twice');
+    const stop = (generation: number) => owner('POST', `/v1/minds/services/${mind.mind_id}/stop`, { body: { expected_generation: generation }, headers: { 'idempotency-key': randomUUID() } });
+    expect((await stop(mind.desired_generation)).status).toBe(202);
+    const again = await stop(mind.desired_generation + 1);
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ desired_state: 'stopped', desired_generation: mind.desired_generation + 2 });
+    // A resume of a running Mind alike.
+    const running = await readyMind(owner, 'Sandbox resumed while running');
+    const resumed = await owner('POST', `/v1/minds/services/${running.mind_id}/resume`, { body: { expected_generation: running.desired_generation }, headers: { 'idempotency-key': randomUUID() } });
+    expect(resumed.status).toBe(202);
+    expect(resumed.body).toMatchObject({ desired_state: 'running', desired_generation: running.desired_generation + 1 });
+  });
+});
+
+describe('DECISIONS "Replays" (Idempotency-Key: "The same key with the same request replays the first response"; Rules 1 and 2)', () => {
+  it('a stop refused for its generation does not use up its key: corrected, the same key is accepted, then replayed', async () => {
+    const mind = await readyMind(owner, 'Sandbox refused stop');
+    const key = randomUUID();
+    const stop = (generation: number) => owner('POST', `/v1/minds/services/${mind.mind_id}/stop`, { body: { expected_generation: generation }, headers: { 'idempotency-key': key } });
+    expect(codeOf(await stop(mind.desired_generation + 5))).toMatchObject({ status: 409, code: 'MIND_NOT_READY', reason: 'generation_mismatch' });
+    const accepted = await stop(mind.desired_generation);
+    expect(accepted.status).toBe(202);
+    expect((await stop(mind.desired_generation)).body).toEqual(accepted.body);
+  });
+});
+
+describe('DECISIONS "The gateway usage body" (Gateway routes, usage: "optional query `service` (service name) restricts it to one service")', () => {
+  it('a service name the gateway answered nothing for is one entry of zeros; a name outside the pattern is INVALID_QUERY', async () => {
+    const answer = await owner('GET', '/v1/usage?service=nosuch');
+    expect(answer.status).toBe(200);
+    expect(answer.body.services).toEqual([{ service: 'nosuch', requests: 0, client_errors: 0, server_errors: 0, last_request_at: null }]);
+    expect(codeOf(await owner('GET', '/v1/usage?service=No_Such'))).toMatchObject({ status: 400, code: 'INVALID_QUERY' });
+  });
+});
+
+describe('DECISIONS "Duplicate names in a JSON body" (RFC 8259 §4: "Many implementations report the last name/value pair only")', () => {
+  it('the last value of a repeated name is the one validated and acted on, through the gateway', async () => {
+    const word = `curlew${randomUUID().slice(0, 8)}`;
+    const eventId = randomUUID();
+    const body = `{"event": {"id": "${eventId}", "content": "first", "timestamp": "2026-11-21T12:00:00Z", "content": "a ${word}"}}`;
+    const stored = await rawOwner('POST', `/v1/minds/memory/episodic?mind=${mindId}`, body);
+    expect(stored.status).toBe(200);
+    expect((await owner('GET', `/v1/minds/memory/episodic/${stored.body.id}?mind=${mindId}`)).body.item.content).toBe(`a ${word}`);
+    // The last value is also the one validated: a valid first value does not let an invalid last one through.
+    const refused = await rawOwner('POST', `/v1/minds/search?mind=${mindId}`, `{"text": "${word}", "text": ""}`);
+    expect(codeOf(refused)).toMatchObject({ status: 400, code: 'INVALID_ARGUMENT' });
+    expect((await rawOwner('POST', `/v1/minds/search?mind=${mindId}`, `{"text": "", "text": "${word}"}`)).body.items.map((i: { id: string }) => i.id)).toEqual([eventId]);
+  });
+});
+
+describe('DECISIONS "`info.version` and the gateway release" (Versioning: "The reference describes gateway release 0.1.12")', () => {
+  it('GET /v1/openapi.json serves the contract\'s info.version', async () => {
+    const served = await caller(stack.url, null)('GET', '/v1/openapi.json');
+    expect(served.body.info.version).toBe(openapiDocument.info.version);
   });
 });
