@@ -50,7 +50,7 @@ const usageWindow = { from: new Date(Date.now() - 86_400_000).toISOString(), to:
 
 beforeAll(async () => {
   // Rate limiting (per credential after authentication, per address on the verification): lift it so that it is never what refuses.
-  stack = await startStack({ gatewayEnv: { RATE_LIMIT_POINTS: '100000000', VERIFY_RATE_LIMIT_POINTS: '100000000' } });
+  stack = await startStack({ gatewayEnv: { RATE_LIMIT_POINTS: '100000000', VERIFY_RATE_LIMIT_POINTS: '100000000', UNNAMED_PATH_RATE_LIMIT_POINTS: '100000000' } });
   client = new HttpClient(stack.url, concurrency);
   world = await buildWorld(stack, client);
   fixture = fixtureOf(world);

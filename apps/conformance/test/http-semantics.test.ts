@@ -100,6 +100,61 @@ function rawRequest(base: string, head: string, partialBody = '', trickleEveryMs
   });
 }
 
+/**
+ * Sends `head` (which declares `Transfer-Encoding: chunked`) and then `body` (ASCII) in `chunkBytes`
+ * chunks, one every `everyMs`; with `terminate`, the terminating chunk after them.
+ * Resolves with the first answer and how many body bytes had been written when it arrived.
+ */
+function streamChunked(base: string, head: string, options: { body: string; chunkBytes: number; everyMs: number; terminate: boolean }): Promise<{ answer: Answer; sentWhenAnswered: number }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    const chunks: Buffer[] = [];
+    let sent = 0;
+    let settled = false;
+    const timer = setInterval(() => {
+      if (!socket.writable || settled) return clearInterval(timer);
+      if (sent >= options.body.length) {
+        if (options.terminate) socket.write('0\r\n\r\n');
+        return clearInterval(timer);
+      }
+      const piece = options.body.slice(sent, sent + options.chunkBytes);
+      socket.write(`${piece.length.toString(16)}\r\n${piece}\r\n`);
+      sent += piece.length;
+    }, options.everyMs);
+    const finish = (closed: boolean) => {
+      if (settled) return;
+      const raw = Buffer.concat(chunks).toString('latin1');
+      const end = raw.indexOf('\r\n\r\n');
+      if (end === -1) {
+        if (closed) {
+          settled = true;
+          clearInterval(timer);
+          reject(new Error(`connection closed without an answer after ${sent} body bytes`));
+        }
+        return;
+      }
+      const [statusLine, ...headerLines] = raw.slice(0, end).split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of headerLines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+      const body = raw.slice(end + 4);
+      if (!closed && body.length < Number(headers['content-length'])) return;
+      settled = true;
+      clearInterval(timer);
+      const sentWhenAnswered = sent;
+      socket.destroy();
+      resolve({ answer: { status: Number(statusLine!.split(' ')[1]), headers, text: body, body: parseBody(body) }, sentWhenAnswered });
+    };
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      finish(false);
+    });
+    socket.on('close', () => finish(true));
+    socket.on('error', () => finish(true));
+    socket.write(head);
+  });
+}
+
 function expectEnvelope(answer: Answer, status: number, code: string): void {
   expect({ status: answer.status, code: answer.body?.error?.code }, answer.text.slice(0, 300)).toEqual({ status, code });
   expect(answer.body.error.request_id).toBe(answer.headers['x-request-id']);
@@ -109,10 +164,16 @@ let stack: Stack;
 let session: string;
 const gatewayLog: Record<string, unknown>[] = [];
 const VERIFY_POINTS = 5;
+const UNNAMED_PATH_POINTS = 8;
 
 beforeAll(async () => {
   stack = await startStack({
-    gatewayEnv: { VERIFY_RATE_LIMIT_POINTS: String(VERIFY_POINTS), VERIFY_RATE_LIMIT_WINDOW_SECONDS: '600' },
+    gatewayEnv: {
+      VERIFY_RATE_LIMIT_POINTS: String(VERIFY_POINTS),
+      VERIFY_RATE_LIMIT_WINDOW_SECONDS: '600',
+      UNNAMED_PATH_RATE_LIMIT_POINTS: String(UNNAMED_PATH_POINTS),
+      UNNAMED_PATH_RATE_LIMIT_WINDOW_SECONDS: '600',
+    },
     loggers: { gateway: capturedLogger(gatewayLog) },
   });
   session = (await stack.issue('bridge_session')).token;
@@ -241,6 +302,46 @@ describe('bodies: declared length, slow senders, and the verification rate limit
     expect(answer.closed).toBe(true); // the unread body is not drained
   });
 
+  // DECISIONS.md "Limits not shown": "A body sent without a length (chunked) is refused when it
+  // passes the limit": while it streams, not once the upload has ended.
+  it.each([
+    ['a forwarded operation', () => `/v1/minds/search?mind=${randomUUID()}`, true],
+    ['the gateway\'s own credential verification', () => '/v1/iam/credentials/verify', false],
+  ])('%s: a chunked body streamed past the limit is 413 PAYLOAD_TOO_LARGE before the upload ends', async (_name, target, withCredential) => {
+    const body = `{"text":"${'a'.repeat(maxBodyBytes * 5)}"}`; // 320 KiB, 16 KiB every 50 ms
+    const { answer, sentWhenAnswered } = await streamChunked(stack.url, head(target(), { 'Transfer-Encoding': 'chunked', ...(withCredential ? { Authorization: `Bearer ${session}` } : {}) }), {
+      body,
+      chunkBytes: 16_384,
+      everyMs: 50,
+      terminate: true,
+    });
+    expectEnvelope(answer, 413, 'PAYLOAD_TOO_LARGE');
+    expect(answer.headers.connection).toBe('close'); // the rest is not drained
+    expect(sentWhenAnswered).toBeGreaterThan(maxBodyBytes);
+    expect(sentWhenAnswered).toBeLessThan(body.length);
+  });
+
+  it('a chunked body past the limit that is never terminated is answered 413 at the limit, not cut at the read deadline', async () => {
+    const { answer, sentWhenAnswered } = await streamChunked(stack.url, head(`/v1/minds/search?mind=${randomUUID()}`, { 'Transfer-Encoding': 'chunked', Authorization: `Bearer ${session}` }), {
+      body: `{"text":"${'a'.repeat(160 * 1024)}`,
+      chunkBytes: 16_384,
+      everyMs: 10,
+      terminate: false,
+    });
+    // The read deadline would have answered 400 BAD_REQUEST (request_read_timeout).
+    expectEnvelope(answer, 413, 'PAYLOAD_TOO_LARGE');
+    expect(sentWhenAnswered).toBeGreaterThan(maxBodyBytes);
+  });
+
+  it('a chunked body within the limit is read whole: the gateway\'s verification and a forwarded search answer it', async () => {
+    const verify = await streamChunked(stack.url, head('/v1/iam/credentials/verify', { 'Transfer-Encoding': 'chunked' }), { body: JSON.stringify({ credential: session }), chunkBytes: 7, everyMs: 5, terminate: true });
+    expect(verify.answer.status).toBe(200);
+    expect(verify.answer.body).toMatchObject({ active: true, kind: 'bridge_session' });
+    const search = await streamChunked(stack.url, head(`/v1/minds/search?mind=${randomUUID()}`, { 'Transfer-Encoding': 'chunked', Authorization: `Bearer ${session}` }), { body: JSON.stringify({ text: 'x'.repeat(900) }), chunkBytes: 100, everyMs: 5, terminate: true });
+    // The service read the body and reached its own rules: no such Mind.
+    expectEnvelope(search.answer, 404, 'NOT_FOUND');
+  });
+
   it('with Expect: 100-continue, the over-limit body is refused without a 100 Continue', async () => {
     const answer = await rawRequest(stack.url, head(`/v1/minds/search?mind=${randomUUID()}`, { 'Content-Length': String(maxBodyBytes + 1), Expect: '100-continue', Authorization: `Bearer ${session}` }));
     expectEnvelope(answer, 413, 'PAYLOAD_TOO_LARGE');
@@ -272,6 +373,25 @@ describe('bodies: declared length, slow senders, and the verification rate limit
     expect(Number(refused!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     // Another address has its own allowance.
     expect((await verify('127.0.0.4')).status).toBe(200);
+  });
+
+  // DECISIONS.md "Rate limits": a path the contract does not name is forwarded without a
+  // credential ("Paths the contract does not name"), so it is limited per client address too.
+  it('a path the contract does not name is rate limited per client address; past the limit nothing is forwarded', async () => {
+    const unnamed = (localAddress: string, path = '/v1/minds/not-an-operation') => call(stack.url, 'GET', path, {}, { localAddress });
+    const codes: string[] = [];
+    for (let i = 0; i < UNNAMED_PATH_POINTS + 1; i++) codes.push((await unnamed('127.0.0.5')).body.error.code);
+    // The service answered each of the allowance (its own 404), then the gateway refused.
+    expect(codes).toEqual([...Array(UNNAMED_PATH_POINTS).fill('ROUTE_NOT_FOUND'), 'RATE_LIMITED']);
+    const refused = await unnamed('127.0.0.5', '/v1/minds/another-unnamed-path');
+    expectEnvelope(refused, 429, 'RATE_LIMITED');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // The allowance is its own: credential verification from that address is still answered, and
+    // the named operations, limited per credential, are untouched.
+    expect((await call(stack.url, 'POST', '/v1/iam/credentials/verify', { 'content-type': 'application/json' }, { body: JSON.stringify({ credential: 'bs_nonsense' }), localAddress: '127.0.0.5' })).status).toBe(200);
+    expect((await call(stack.url, 'GET', '/v1/minds/services', bearer(), { localAddress: '127.0.0.5' })).status).toBe(200);
+    // Another address has its own allowance.
+    expectEnvelope(await unnamed('127.0.0.6'), 404, 'ROUTE_NOT_FOUND');
   });
 });
 

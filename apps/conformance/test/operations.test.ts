@@ -45,7 +45,7 @@ describe('every operation through the gateway', () => {
     const list = await call('GET', '/v1/minds/services');
     const context = list.body.context_sha256;
     const cases: [string, Promise<Answer>, number, string, string?][] = [
-      ['free plan with D1', call('POST', '/v1/minds/services', { body: { name: 'Sandbox x', plan: 'free', profile_id: 'D1' }, headers: { 'idempotency-key': newKey(), 'x-platform-minds-creation-context': context } }), 400, 'INVALID_REQUEST', 'profile_not_allowed'],
+      ['free plan with D1', call('POST', '/v1/minds/services', { body: { name: 'Sandbox x', plan: 'free', profile_id: 'D1' }, headers: { 'idempotency-key': newKey(), 'x-platform-minds-creation-context': context } }), 400, 'INVALID_ARGUMENT'],
       ['P1', call('POST', '/v1/minds/services', { body: { name: 'Sandbox x', plan: 'pro', profile_id: 'P1' }, headers: { 'idempotency-key': newKey(), 'x-platform-minds-creation-context': context } }), 400, 'INVALID_ARGUMENT'],
       ['a name outside the Sandbox pattern', call('POST', '/v1/minds/services', { body: { name: 'Production' }, headers: { 'idempotency-key': newKey(), 'x-platform-minds-creation-context': context } }), 400, 'INVALID_ARGUMENT'],
       ['a wrong creation context', call('POST', '/v1/minds/services', { body: { name: 'Sandbox x' }, headers: { 'idempotency-key': newKey(), 'x-platform-minds-creation-context': 'f'.repeat(64) } }), 403, 'ORIGINAL_CONTEXT_MISMATCH'],

@@ -137,6 +137,27 @@ describe('an off-the-shelf RFC 9449 client (oauth4webapi, dpop)', () => {
     expect(second.status).toBe(200);
   });
 
+  // RFC 9449 §4.3, check 8: "the htm claim matches the HTTP method of the current request";
+  // DECISIONS.md "HEAD" (answered as the GET it mirrors) and "DPoP proof target".
+  it('HEAD of the read: a proof with htm=HEAD (the request\'s own method) is accepted, as is the GET it is answered as; another method is not', async () => {
+    const url = agentUrl(`/v1/minds/agent/memory/episodic/${storageId}`);
+    const head = async (htm: string, nonce?: string) =>
+      fetch(url, { method: 'HEAD', headers: { authorization: `DPoP ${edToken}`, dpop: await dpop.generateProof(edKey, htuOf(url), htm, nonce, edToken) } });
+    const nonce = (await head('HEAD')).headers.get('dpop-nonce')!;
+    expect(nonce).toBeTruthy();
+    const get = await fetch(url, { headers: { authorization: `DPoP ${edToken}`, dpop: await dpop.generateProof(edKey, htuOf(url), 'GET', nonce, edToken) } });
+    expect(get.status).toBe(200);
+    for (const htm of ['HEAD', 'GET']) {
+      const answer = await head(htm, nonce);
+      expect({ htm, status: answer.status }).toEqual({ htm, status: 200 });
+      expect(answer.headers.get('content-length')).toBe(get.headers.get('content-length'));
+      expect(await answer.text()).toBe('');
+    }
+    const refused = await head('POST', nonce);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/error="invalid_dpop_proof"/);
+  });
+
   it('a refused proof answers a DPoP challenge with error="invalid_dpop_proof" and algs (RFC 9449 §7.1)', async () => {
     const url = agentUrl(`/v1/minds/agent/memory/episodic/${storageId}`);
     const nonce = (await fetch(url, { headers: { authorization: `DPoP ${edToken}`, dpop: await dpop.generateProof(edKey, htuOf(url), 'GET', undefined, edToken) } })).headers.get('dpop-nonce')!;

@@ -33,6 +33,8 @@ export interface GatewayConfig {
   rateLimit: { points: number; durationSeconds: number; redisUrl: string | undefined; store: 'memory' | 'redis' | 'postgres' };
   /** The unauthenticated credential verification, limited per client address (same store as rateLimit). */
   verifyRateLimit: { points: number; durationSeconds: number };
+  /** Paths of a service that the contract does not name, forwarded without a credential: limited per client address too. */
+  unnamedPathRateLimit: { points: number; durationSeconds: number };
   dpop: { requireNonce: boolean; iatWindowSeconds: number };
   /** How long a verified credential is reused before it is looked up again. */
   credentialCacheMs: number;
@@ -87,6 +89,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     verifyRateLimit: {
       points: integer(env.VERIFY_RATE_LIMIT_POINTS, 60),
       durationSeconds: integer(env.VERIFY_RATE_LIMIT_WINDOW_SECONDS, 60),
+    },
+    unnamedPathRateLimit: {
+      points: integer(env.UNNAMED_PATH_RATE_LIMIT_POINTS, 60),
+      durationSeconds: integer(env.UNNAMED_PATH_RATE_LIMIT_WINDOW_SECONDS, 60),
     },
     dpop: { requireNonce: flag(env.DPOP_REQUIRE_NONCE, false), iatWindowSeconds: integer(env.DPOP_IAT_WINDOW_SECONDS, 60) },
     credentialCacheMs: integer(env.CREDENTIAL_CACHE_MS, 2000),

@@ -24,6 +24,7 @@ import {
   createContractServer,
   createServiceApp,
   docsBaseUrlOf,
+  rawBodyReader,
   readAssertionKey,
   requestContext,
   shapeError,
@@ -35,7 +36,7 @@ import { createAdminApp } from './admin/admin-app.js';
 import { adminUrlFile } from './admin/admin-rules.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { DpopVerifier, MemoryReplayStore, RedisReplayStore, type ReplayStore } from './auth/dpop.js';
-import { consume, createRateLimiter } from './auth/rate-limit.js';
+import { consumeForAddress, createRateLimiter } from './auth/rate-limit.js';
 import type { GatewayConfig } from './config.js';
 import { withCors } from './cors.js';
 import { CredentialStore } from './iam/credentials.js';
@@ -118,8 +119,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   // Credential verification needs no credential, so it is limited per client address instead (DECISIONS.md "Rate limits").
   const verifyLimiter = await createRateLimiter({ ...config.rateLimit, ...config.verifyRateLimit, redis, postgres, keyPrefix: 'gateway-verify' });
   const verifyRateGuard: RequestHandler = (req, _res, next) => {
-    consume(verifyLimiter, `addr:${req.socket.remoteAddress ?? 'unknown'}`, 'this client address').then(() => next(), next);
+    consumeForAddress(verifyLimiter, req).then(() => next(), next);
   };
+  // So are the paths the contract does not name, which are forwarded without a credential: else an
+  // anonymous flood would reach the service unlimited.
+  const unnamedPathLimiter = await createRateLimiter({ ...config.rateLimit, ...config.unnamedPathRateLimit, redis, postgres, keyPrefix: 'gateway-unnamed' });
   const dpop = new DpopVerifier({ requireNonce: config.dpop.requireNonce, iatWindowSeconds: config.dpop.iatWindowSeconds, replay });
   let publicBaseUrl = config.publicBaseUrl;
   const authenticate = createAuthenticator({ store, dpop, limiter, publicBaseUrl: () => publicBaseUrl });
@@ -136,13 +140,15 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const ownOperations = (Object.values(operationTable) as OperationFacts[]).filter((o) => (BUILT_IN_SERVICES as readonly string[]).includes(o.service));
   const forwardedOperations = (Object.values(operationTable) as OperationFacts[]).filter((o) => !ownOperations.includes(o));
   const forwardedRouter = createOperationRouter(forwardedOperations);
-  const readRawBody = express.raw({ limit: BODY_LIMIT_BYTES, type: () => true });
+  // Refused at the limit while the body streams (service-kit's body-reader.ts).
+  const readRawBody = rawBodyReader(BODY_LIMIT_BYTES);
 
   /**
    * A path `/v1/<service>/...` of a registered service that the contract does not name is forwarded
    * to that service, which answers it (interface, "Gateway routes"). No operation says what it
    * needs, so only its method, path and query travel: no credential is checked or passed on and no
    * body is read; the service's error envelope is relayed (DECISIONS.md "Paths the contract does not name").
+   * Taking no credential, it is limited per client address, as verification is.
    */
   async function forwardUnnamed(req: Request, res: Response): Promise<void> {
     const service = /^\/v1\/([^/]+)\//.exec(req.path)?.[1];
@@ -151,6 +157,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
     if (!upstream.enabled) {
       throw new ApiError('SERVICE_DISABLED', `The ${upstream.name} service is registered but not enabled.`, { retryAfterSeconds: upstream.disabledRetryAfterSeconds });
     }
+    await consumeForAddress(unnamedPathLimiter, req);
     await forward(
       { upstream, operation: undefined, principal: null, requestId: requestContext(res).requestId, method: req.method, url: req.originalUrl, headers: {}, body: undefined },
       assertionFor ?? (() => Promise.reject(new Error('unreachable: no principal, no assertion'))),

@@ -67,10 +67,11 @@ describe('create', () => {
   it.each([
     [{ name: 'Sandbox x', profile_id: 'D1' }],
     [{ name: 'Sandbox x', plan: 'free', profile_id: 'D2' }],
-  ])('a profile the plan does not allow is INVALID_REQUEST profile_not_allowed: %j', async (body) => {
+  ])('a profile the plan does not allow is INVALID_ARGUMENT at body.profile_id (the schema\'s plan/profile rule): %j', async (body) => {
     const refused = await createMind(h, owner, body);
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toMatchObject({ code: 'INVALID_REQUEST', reason: 'profile_not_allowed' });
+    expect(refused.body.error.code).toBe('INVALID_ARGUMENT');
+    expect(refused.body.error.errors.map((e: { location: string }) => e.location)).toContain('body.profile_id');
   });
 
   it.each([

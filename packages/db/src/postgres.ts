@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { classifyDatabaseError } from './availability.js';
+import { classifyDatabaseError, DatabaseUnavailableError } from './availability.js';
 import { migrate, type MigrationConnection } from './migrations.js';
 import { typeParsers } from './parsers.js';
 import { pageCostSettings } from './planner.js';
@@ -108,12 +108,12 @@ async function transact<T>(client: pg.PoolClient, begin: string, fn: () => Promi
  */
 const statementNames = new Map<string, string>();
 
-/** Where a statement runs: the pool (any idle connection) or a transaction's connection. */
+/** A checked-out connection, as it runs a query object (which @types/pg does not declare). */
 interface StatementTarget {
   query(query: pg.Submittable, callback: (error: Error | null, result: pg.QueryResult) => void): unknown;
 }
 
-function run<Row>(on: pg.Pool | pg.PoolClient, sql: string, params: unknown[] = [], options: QueryOptions | undefined): Promise<QueryResult<Row>> {
+function run<Row>(on: pg.PoolClient, sql: string, params: unknown[] = [], options: QueryOptions | undefined): Promise<QueryResult<Row>> {
   let name: string | undefined;
   if (!options?.planEachCall) {
     name = statementNames.get(sql);
@@ -126,10 +126,44 @@ function run<Row>(on: pg.Pool | pg.PoolClient, sql: string, params: unknown[] = 
   // (pg's `queryMode`, which @types/pg does not declare).
   const config = { name, text: sql, values: params, queryMode: 'extended' as const };
   const query = name === undefined ? new pg.Query(config) : new DescribedOnceQuery(config);
-  // With a callback, both the pool and a client run a query object and answer through it.
+  // With a callback, a client runs a query object and answers through it.
   return new Promise((resolve, reject) => {
     (on as unknown as StatementTarget).query(query as unknown as pg.Submittable, (error, result) => (error ? reject(error) : resolve(toResult<Row>(result))));
   });
+}
+
+/**
+ * A connection from the pool. Failing to get one is always the database being unavailable,
+ * whatever the server said: refused (ECONNREFUSED), not accepting connections (55000, after
+ * `ALTER DATABASE ... ALLOW_CONNECTIONS false`), too many connections (53300), starting up or
+ * shutting down (57P03), gone (3D000), or no answer within connectTimeoutMs. No statement ran, so
+ * none of these is a statement's bug; some of their SQLSTATEs (55000) are a statement's bug when a
+ * statement raises them, which is why the place, not the code, decides here.
+ */
+function checkOut(pool: pg.Pool): Promise<pg.PoolClient> {
+  return pool.connect().catch((error: unknown) => {
+    throw error instanceof DatabaseUnavailableError ? error : new DatabaseUnavailableError(error);
+  });
+}
+
+/**
+ * Runs `work` on a pooled connection and gives it back, as pg-pool's own `pool.query` does (a
+ * connection whose work failed is destroyed rather than reused: it may hold a stale statement or
+ * be broken), with the connection's failure told apart from the statement's (checkOut).
+ */
+async function onPooledConnection<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await checkOut(pool);
+  const watch = watchClient(client);
+  let failure: unknown;
+  try {
+    return await work(client);
+  } catch (error) {
+    failure = error;
+    throw error;
+  } finally {
+    watch.stop();
+    client.release(failure === undefined ? watch.error : (failure as Error));
+  }
 }
 
 function toResult<Row>(result: pg.QueryResult): QueryResult<Row> {
@@ -144,12 +178,13 @@ class PostgresDatabase implements Database {
   async query<Row = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<Row>> {
     assertNotInTransaction(this);
     try {
-      return await run<Row>(this.pool, sql, params, options);
+      return await onPooledConnection(this.pool, (client) => run<Row>(client, sql, params, options));
     } catch (error) {
       if (!preparedStatementStale(error)) throw classifyDatabaseError(error);
-      // pg-pool has destroyed the connection, and its statements with it; nothing was done, so
-      // the statement runs once more, unnamed, as other connections may hold the same stale one.
-      return await run<Row>(this.pool, sql, params, { planEachCall: true }).catch((retryError: unknown) => {
+      // The connection holding the stale statement was destroyed, and its statements with it;
+      // nothing was done, so the statement runs once more, unnamed, as other connections may hold
+      // the same stale one.
+      return await onPooledConnection(this.pool, (client) => run<Row>(client, sql, params, { planEachCall: true })).catch((retryError: unknown) => {
         throw classifyDatabaseError(retryError);
       });
     }
@@ -158,7 +193,7 @@ class PostgresDatabase implements Database {
   async exec(sql: string): Promise<void> {
     assertNotInTransaction(this);
     // Without parameters pg uses the simple query protocol, which accepts several statements.
-    await this.pool.query(sql).catch((error: unknown) => {
+    await onPooledConnection(this.pool, (client) => client.query(sql)).catch((error: unknown) => {
       throw classifyDatabaseError(error);
     });
   }
@@ -166,9 +201,7 @@ class PostgresDatabase implements Database {
   async transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T> {
     assertNotInTransaction(this);
     const begin = `BEGIN ISOLATION LEVEL ${isolationSql(options?.isolation)}`;
-    const client = await this.pool.connect().catch((error: unknown) => {
-      throw classifyDatabaseError(error);
-    });
+    const client = await checkOut(this.pool);
     const watch = watchClient(client);
     let stale: Error | undefined;
     const tx: Queryable = {

@@ -7,8 +7,9 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
-import { applicationName, DatabaseUnavailableError, isDatabaseUnavailable, type Database } from '../src/index.js';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applicationName, DatabaseUnavailableError, isDatabaseUnavailable, openDatabase, type Database } from '../src/index.js';
+import { throwawayDatabase, type ThrowawayDatabase } from '../src/testing.js';
 import { cleanUp, drivers, migrationsDir, postgresUrl, target } from './support/db.js';
 
 afterAll(cleanUp);
@@ -23,6 +24,8 @@ describe('isDatabaseUnavailable', () => {
     ['53300 too_many_connections', { code: '53300' }],
     ['ECONNRESET', { code: 'ECONNRESET' }],
     ['ECONNREFUSED', { code: 'ECONNREFUSED' }],
+    ['25006 read_only_sql_transaction (a write on a read-only database)', { code: '25006' }],
+    ['57P03 cannot_connect_now (starting up or shutting down)', { code: '57P03' }],
     ['a connection ended under a query', new Error('Connection terminated unexpectedly')],
     ['a pool connect timeout', new Error('timeout exceeded when trying to connect')],
   ])('%s is an availability failure', (_name, error) => {
@@ -33,6 +36,7 @@ describe('isDatabaseUnavailable', () => {
     ['23505 unique_violation', { code: '23505' }],
     ['42601 syntax_error', { code: '42601' }],
     ['40001 serialization_failure', { code: '40001' }],
+    ['55000 object_not_in_prerequisite_state raised by a statement', { code: '55000' }],
     ['a plain bug', new TypeError('x is undefined')],
   ])('%s is not', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
@@ -69,15 +73,19 @@ describe('a closed PGlite database', () => {
  * destroyed, and new ones refused) or silence (its connections destroyed, and new ones accepted
  * and never answered, as a hung server or a dropped route would).
  */
-async function relayTo(url: string): Promise<{ url: string; cut(): Promise<void>; silence(): void }> {
+async function relayTo(url: string): Promise<{ url: string; cut(): Promise<void>; silence(): void; refuseWith(sqlState: string, message: string): void }> {
   const target = new URL(url);
   const sockets = new Set<Socket>();
   let silent = false;
+  let refusal: Buffer | undefined;
   const server: Server = createServer((inbound) => {
-    if (silent) {
+    if (silent || refusal) {
       sockets.add(inbound);
       inbound.on('error', () => {});
       inbound.on('close', () => sockets.delete(inbound));
+      // As a server starting up or shutting down answers a start-up message: one ErrorResponse, then the end.
+      const answer = refusal;
+      if (answer) inbound.once('data', () => inbound.end(answer));
       return;
     }
     const outbound = connect(Number(target.port || 5432), target.hostname);
@@ -103,7 +111,20 @@ async function relayTo(url: string): Promise<{ url: string; cut(): Promise<void>
       silent = true;
       for (const socket of sockets) socket.destroy();
     },
+    refuseWith: (sqlState, message) => {
+      refusal = errorResponse(sqlState, message);
+      for (const socket of sockets) socket.destroy();
+    },
   };
+}
+
+/** A FATAL ErrorResponse message of the PostgreSQL wire protocol (protocol 3.0, "Message Formats"). */
+function errorResponse(sqlState: string, message: string): Buffer {
+  const fields = Buffer.concat([...['SFATAL', 'VFATAL', `C${sqlState}`, `M${message}`].map((field) => Buffer.from(`${field}\0`, 'utf8')), Buffer.from([0])]);
+  const head = Buffer.alloc(5);
+  head.write('E', 0, 'latin1');
+  head.writeInt32BE(fields.length + 4, 1);
+  return Buffer.concat([head, fields]);
 }
 
 describe.skipIf(!postgresUrl)('PostgreSQL lost during a call', () => {
@@ -230,6 +251,91 @@ describe.skipIf(!postgresUrl)('PostgreSQL lost during a call', () => {
     } finally {
       await relay.cut();
       await db.close();
+    }
+  });
+});
+
+/**
+ * Every way a PostgreSQL database can be unavailable that a test can cause without touching the
+ * shared server: each on a database of the test's own, dropped after (throwawayDatabase). Refused
+ * (`ALLOW_CONNECTIONS false`, SQLSTATE 55000 at connection), read-only (25006 on a write), too many
+ * connections (53300), shutting down (57P03, which only a server stopping or starting sends: a
+ * relay answers the start-up as such a server does), lost (above). spec/DECISIONS.md, "A database
+ * lost during a request": each is DatabaseUnavailableError, which the services answer with their
+ * unavailability code.
+ */
+describe.skipIf(!postgresUrl)('PostgreSQL made unavailable', () => {
+  const itemsSchema = { '0001_init.sql': 'CREATE TABLE items (id integer PRIMARY KEY); CREATE SEQUENCE counter;' };
+  let place: ThrowawayDatabase;
+  let db: Database;
+  beforeEach(async () => {
+    place = await throwawayDatabase(postgresUrl!, 'gm_db_avail');
+    db = await openDatabase({ url: place.url, schema: 'app', migrationsDir: migrationsDir(itemsSchema), connectTimeoutMs: 2_000 });
+    await db.query('INSERT INTO items VALUES (1)');
+  });
+  afterEach(async () => {
+    await db?.close();
+    await place?.drop();
+  });
+
+  /** The error of the first call that fails with `code` underneath, after the connections the pool held were cut (each earlier failure must be unavailability too). */
+  async function failureWith(code: string, call: () => Promise<unknown>): Promise<DatabaseUnavailableError> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const error = await call().then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(error, 'the call succeeded').toBeInstanceOf(DatabaseUnavailableError);
+      if (((error as Error).cause as { code?: string }).code === code) return error as DatabaseUnavailableError;
+    }
+    throw new Error(`no call failed with ${code}`);
+  }
+
+  it('refusing connections (ALLOW_CONNECTIONS false, 55000 at connection): statements, exec and transactions are unavailable; allowed again, they work', async () => {
+    await place.admin(`ALTER DATABASE "${place.name}" ALLOW_CONNECTIONS false`);
+    await place.terminateSessions();
+    const refused = await failureWith('55000', () => db.query('SELECT id FROM items'));
+    expect(String((refused.cause as Error).message)).toMatch(/not currently accepting connections/);
+    await failureWith('55000', () => db.exec('SELECT 1'));
+    await failureWith('55000', () => db.transaction((tx) => tx.query('INSERT INTO items VALUES (2)')));
+    await place.admin(`ALTER DATABASE "${place.name}" ALLOW_CONNECTIONS true`);
+    expect((await db.query('SELECT id FROM items')).rows).toEqual([{ id: 1 }]);
+  });
+
+  it('a statement of its own that raises 55000 is still that statement\'s error, not unavailability', async () => {
+    const error = await db.query(`SELECT currval('counter')`).catch((failure: unknown) => failure);
+    expect(error).not.toBeInstanceOf(DatabaseUnavailableError);
+    expect((error as { code?: string }).code).toBe('55000');
+  });
+
+  it('read-only (default_transaction_read_only, 25006 on a write): writes are unavailable and change nothing, reads work', async () => {
+    await place.admin(`ALTER DATABASE "${place.name}" SET default_transaction_read_only = on`);
+    await place.terminateSessions();
+    await failureWith('25006', () => db.query('INSERT INTO items VALUES (3)'));
+    await failureWith('25006', () => db.transaction((tx) => tx.query('UPDATE items SET id = 4')));
+    expect((await db.query('SELECT id FROM items')).rows).toEqual([{ id: 1 }]);
+  });
+
+  it('too many connections (CONNECTION LIMIT 0, 53300 at connection): unavailable', async () => {
+    await place.admin(`ALTER DATABASE "${place.name}" CONNECTION LIMIT 0`);
+    await place.terminateSessions();
+    const error = await failureWith('53300', () => db.query('SELECT id FROM items'));
+    expect(String((error.cause as Error).message)).toMatch(/too many connections/);
+    await failureWith('53300', () => db.transaction((tx) => tx.query('SELECT 1')));
+  });
+
+  it('shutting down (57P03 at connection, as a server stopping answers): unavailable', async () => {
+    const relay = await relayTo(place.url);
+    const viaRelay = await openDatabase({ url: relay.url, schema: 'app', migrationsDir: migrationsDir(itemsSchema) });
+    try {
+      expect((await viaRelay.query('SELECT id FROM items')).rows).toEqual([{ id: 1 }]);
+      relay.refuseWith('57P03', 'the database system is shutting down');
+      const error = await failureWith('57P03', () => viaRelay.query('SELECT id FROM items'));
+      expect(String((error.cause as Error).message)).toBe('the database system is shutting down');
+      await failureWith('57P03', () => viaRelay.transaction((tx) => tx.query('SELECT 1')));
+    } finally {
+      await relay.cut();
+      await viaRelay.close();
     }
   });
 });

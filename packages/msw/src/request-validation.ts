@@ -3,7 +3,8 @@
  * refuses gets the error the real stack answers, instead of the selected example. The codes are
  * spec/DECISIONS.md's, "Which code for a validation failure": the body INVALID_ARGUMENT (malformed
  * JSON, bad UTF-8, the schema, unknown fields), a query parameter INVALID_QUERY, a path identifier
- * INVALID_IDENTIFIER, a header BAD_REQUEST (its `x-missing-code` when a required one is missing),
+ * INVALID_IDENTIFIER, a header BAD_REQUEST (its `x-missing-code` when a required one is missing,
+ * its schema's `x-invalid-code` when one names its own refusal),
  * not application/json or no body where one is required JSON_REQUIRED, a body over the limit
  * PAYLOAD_TOO_LARGE, a body or a query where the operation takes none BODY_NOT_ALLOWED and
  * QUERY_NOT_ALLOWED; and the organization usage read's own INVALID_ORG_READ. Each `errors[]`
@@ -137,7 +138,11 @@ export async function refusalOf(operationId: string, contract: RequestContract, 
       continue;
     }
     const validate = validatorOf(parameter.schema);
-    if (!validate(coerce(value, parameter.schema))) return { code: 'BAD_REQUEST', message: 'A header failed validation.', errors: issues(validate.errors, location) };
+    if (!validate(coerce(value, parameter.schema))) {
+      // A header whose schema names its own refusal (`x-invalid-code`: DPOP_INVALID on `dpop`), as the servers answer it.
+      const ownCode = parameter.schema['x-invalid-code'] as ErrorCode | undefined;
+      return { code: ownCode ?? 'BAD_REQUEST', message: 'A header failed validation.', errors: issues(validate.errors, location) };
+    }
   }
 
   const bytes = new Uint8Array(await request.clone().arrayBuffer());

@@ -6,7 +6,8 @@ export { createOperationRouter, type OperationRouter, type RouteMatch } from './
 export { byteLimitViolations } from './byte-limits.js';
 export type { ContractHandler, ContractRequest, ContractResponse, HandlerTable, PathParamsOf, RequestBodyOf, SuccessBodyOf } from './handler-table.js';
 export { specExample } from './spec-example.js';
-export { createServiceApp, requestContext, shapeError, BODY_LIMIT_BYTES, type OperationHandler, type RequestContext, type ServiceAppOptions } from './service-app.js';
+export { jsonBodyReader, rawBodyReader, readBody } from './body-reader.js';
+export { createServiceApp, requestContext, requestedMethod, shapeError, BODY_LIMIT_BYTES, type OperationHandler, type RequestContext, type ServiceAppOptions } from './service-app.js';
 export * from './assertion.js';
 export { ADMITTED_OPERATIONS_PATH, HEALTH_PATH, withSideRoutes, type AdmittedOperations } from './side-routes.js';
 export { createContractServer, clientErrorOf, MAX_HEADER_BLOCK_BYTES, REQUEST_READ_TIMEOUT_MS, type ContractServerOptions } from './contract-server.js';

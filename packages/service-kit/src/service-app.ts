@@ -13,6 +13,7 @@ import express, { type ErrorRequestHandler, type Express, type NextFunction, typ
 import * as OpenApiValidator from 'express-openapi-validator';
 import { dereference, envelopeLocation, gatewayLimits, illFormedStrings, isWellFormedText, pruneUnreachableComponents, type ErrorCode, type JsonSchema, type OpenApiDocument, type OperationFacts } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
+import { jsonBodyReader } from './body-reader.js';
 import { byteLimitViolations, hasByteLimits } from './byte-limits.js';
 import { compileRequestValidation } from './compiled-request-validation.js';
 import { answeredByListener } from './contract-server.js';
@@ -37,6 +38,18 @@ export interface RequestContext {
   requestId: string;
   operation: OperationFacts;
   pathParams: Record<string, string>;
+}
+
+/** Requests that arrived as HEAD and run as the GET they mirror (headAsGet). */
+const headRequests = new WeakSet<Request>();
+
+/**
+ * The method the client sent: `HEAD` for a HEAD request, which the pipeline runs as a GET
+ * (`req.method` says GET then). A DPoP proof names this one (RFC 9449 §4.3: "the htm claim
+ * matches the HTTP method of the current request").
+ */
+export function requestedMethod(req: Request): string {
+  return headRequests.has(req) ? 'HEAD' : req.method;
 }
 
 /** The request's id and matched operation, set before any hook or handler runs. */
@@ -151,8 +164,6 @@ function isClientAbort(err: { type?: string; code?: string } | undefined, req: R
   return req.readableAborted && (err?.code === 'ECONNRESET' || err?.type === 'stream.not.readable');
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
@@ -177,8 +188,15 @@ export function issueLocation(validatorPath: string): string {
   return envelopeLocation(LOCATION_OF[where] ?? where, rest);
 }
 
+/** Per operation id, the header parameters whose schema names its own refusal code (`x-invalid-code`), by lower-case name. */
+type InvalidHeaderCodes = ReadonlyMap<string, ReadonlyMap<string, ErrorCode>>;
+
 /** Turns express-openapi-validator's errors into the catalog's codes. */
-function fromValidatorError(err: { status: number; message: string; errors?: { path: string; message: string; errorCode?: string }[]; headers?: { Allow?: string } }, operation?: OperationFacts): ApiError {
+function fromValidatorError(
+  err: { status: number; message: string; errors?: { path: string; message: string; errorCode?: string }[]; headers?: { Allow?: string } },
+  operation?: OperationFacts,
+  invalidHeaderCodes: InvalidHeaderCodes = new Map(),
+): ApiError {
   const issues: ValidationIssue[] = (err.errors ?? []).map((e) => ({ location: issueLocation(e.path), message: e.message }));
   switch (err.status) {
     case 404:
@@ -197,6 +215,8 @@ function fromValidatorError(err: { status: number; message: string; errors?: { p
           (p) => p.in === 'header' && p.missingCode && issues.some((i) => i.location === `header.${p.name.toLowerCase()}` && /required/i.test(i.message)),
         );
         if (missing) return new ApiError(missing.missingCode as ErrorCode, `The ${missing.name} header is required.`, { errors: issues });
+        const ownCode = invalidHeaderCodes.get(operation?.operationId ?? '')?.get(first.slice('header.'.length));
+        if (ownCode) return new ApiError(ownCode, `The ${first.slice('header.'.length)} header is not of the published shape.`, { errors: issues });
         return new ApiError('BAD_REQUEST', 'A header failed validation.', { errors: issues });
       }
       if (firstIn('query')) return new ApiError('INVALID_QUERY', 'The query parameters failed validation.', { errors: issues });
@@ -224,6 +244,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   const document = documentFor(operations);
   const requestSchemas = new Map<string, JsonSchema | undefined>();
   const integerQuery = new Map<string, Set<string>>();
+  const invalidHeaderCodes = new Map<string, Map<string, ErrorCode>>();
   const dereferenced = dereference(structuredClone(document));
   for (const item of Object.values(dereferenced.paths)) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
@@ -233,6 +254,10 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       if (hasByteLimits(schema)) requestSchemas.set(op.operationId, schema);
       const integers = [...(item.parameters ?? []), ...(op.parameters ?? [])].filter((p) => p.in === 'query' && p.schema?.type === 'integer').map((p) => p.name);
       integerQuery.set(op.operationId, new Set(integers));
+      const ownCodes = [...(item.parameters ?? []), ...(op.parameters ?? [])]
+        .filter((p) => p.in === 'header' && typeof p.schema?.['x-invalid-code'] === 'string')
+        .map((p) => [p.name.toLowerCase(), p.schema!['x-invalid-code'] as ErrorCode] as const);
+      if (ownCodes.length) invalidHeaderCodes.set(op.operationId, new Map(ownCodes));
     }
   }
 
@@ -246,7 +271,10 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   // The request runs as the GET it mirrors (operation match, validation, handler); Node already
   // leaves the body out of a response to a HEAD request, and Express keeps GET's Content-Length.
   const headAsGet: RequestHandler = (req, _res, next) => {
-    if (req.method === 'HEAD') req.method = 'GET';
+    if (req.method === 'HEAD') {
+      headRequests.add(req);
+      req.method = 'GET';
+    }
     next();
   };
   const assignRequestId: RequestHandler = (req, res, next) => {
@@ -278,15 +306,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     const { operation } = requestContext(res);
     next(shapeError(req, operation, integerQuery.get(operation.operationId)));
   };
-  const parseJson = express.json({
-    limit: BODY_LIMIT_BYTES,
-    type: () => true,
-    strict: true,
-    // Bytes that are not UTF-8 would be decoded to U+FFFD and stored altered: refuse them.
-    verify: (_req, _res, buffer) => {
-      strictUtf8.decode(buffer);
-    },
-  });
+  // Refused at the limit while the body streams, never after reading it whole (body-reader.ts).
+  const parseJson = jsonBodyReader(BODY_LIMIT_BYTES);
   const checkBodyText: RequestHandler = (req, _res, next) => {
     const issues = req.body === undefined ? [] : illFormedStrings(req.body, 'body');
     return issues.length ? next(new ApiError('INVALID_ARGUMENT', 'The body contains text that cannot be stored as sent.', { errors: issues })) : next();
@@ -373,7 +394,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     } else if (err?.type === 'encoding.unsupported' || err?.type === 'charset.unsupported') {
       error = new ApiError('JSON_REQUIRED', 'The body must be UTF-8 application/json.');
     } else if (typeof err?.status === 'number' && err.status < 500 && Array.isArray(err.errors)) {
-      error = fromValidatorError(err, context?.operation);
+      error = fromValidatorError(err, context?.operation, invalidHeaderCodes);
     } else {
       const contractViolation = typeof err?.status === 'number' && err.status === 500 && Array.isArray(err.errors);
       logger.error({ err, requestId: context?.requestId, operationId: context?.operation?.operationId }, contractViolation ? 'response broke the contract' : 'unexpected error');

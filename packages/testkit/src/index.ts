@@ -49,6 +49,11 @@ export interface StackOptions {
   mindsPort?: number;
   /** Where the gateway and the Minds service log (silent by default under vitest): a test reads what they logged. */
   loggers?: { gateway?: Logger; minds?: Logger };
+  /**
+   * A PostgreSQL database of the test's own for both services, instead of TEST_DATABASE_URL's (a
+   * test that makes its database unavailable). The test owns it: its schemas are not dropped on close.
+   */
+  databaseUrl?: string;
 }
 
 export interface Stack {
@@ -119,7 +124,7 @@ async function startStackOnce(options: StackOptions, mindsPort: number): Promise
   const keys = assertionKeyFiles(dataDir);
   await ensureAssertionKeys(keys);
 
-  const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
+  const databaseUrl = options.databaseUrl ?? (process.env.TEST_DATABASE_URL || undefined);
   const suffix = randomBytes(5).toString('hex');
   const schemas = { gateway: `gateway_e2e_${suffix}`, minds: `minds_e2e_${suffix}` };
   if (!databaseUrl) {
@@ -128,7 +133,7 @@ async function startStackOnce(options: StackOptions, mindsPort: number): Promise
     if (withMinds) cpSync(template, join(dataDir, 'minds'), { recursive: true });
   }
   const dropSchemas = async () => {
-    if (!databaseUrl) return;
+    if (!databaseUrl || options.databaseUrl) return;
     const client = new pg.Client(databaseUrl);
     await client.connect();
     try {

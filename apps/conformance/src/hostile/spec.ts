@@ -31,6 +31,8 @@ export interface ParameterSpec {
   schema: JsonSchema;
   /** x-missing-code, when the parameter is a required header with its own code. */
   missingCode: ErrorCode | null;
+  /** x-invalid-code of its schema, when a header's value that fails the schema has its own code (DPOP_INVALID on `dpop`). */
+  invalidCode: ErrorCode | null;
 }
 
 export interface OperationSpec {
@@ -57,6 +59,7 @@ function specOf(id: OperationId): OperationSpec {
       required: p.required === true,
       schema: p.schema ?? {},
       missingCode: (p['x-missing-code'] as ErrorCode | undefined) ?? null,
+      invalidCode: ((p.schema as Record<string, unknown> | undefined)?.['x-invalid-code'] as ErrorCode | undefined) ?? null,
     }));
   const media = operation.requestBody?.content?.['application/json'];
   return {

@@ -13,7 +13,7 @@
 import type { Request } from 'express';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { credentialSchemes, operationTable, type ErrorCode, type OperationFacts } from '@gateway-minds/contract';
-import { ApiError, type VerifiedPrincipal } from '@gateway-minds/service-kit';
+import { ApiError, requestedMethod, type VerifiedPrincipal } from '@gateway-minds/service-kit';
 import type { CredentialRecord, CredentialStore } from '../iam/credentials.js';
 import { kindOfToken } from '../iam/credentials.js';
 import type { DpopVerifier } from './dpop.js';
@@ -112,7 +112,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
       if (proof && proof.length > 1) throw new ApiError('DPOP_INVALID', 'Send exactly one dpop header.');
       await deps.dpop.verify({
         proof: proof?.[0],
-        method: operation.dpopHtm ?? req.method,
+        methods: dpopMethods(req, operation),
         url: deps.publicBaseUrl() + req.path,
         accessToken: token,
         jkt: record.dpopJkt,
@@ -120,6 +120,17 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     }
     return toPrincipal(record);
   };
+}
+
+/**
+ * The `htm` a proof may carry: the operation's (x-dpop-htm: the interface's "method POST for
+ * insert, GET for read and search"), else the request's method; and for a HEAD request, HEAD too:
+ * RFC 9449 §4.3 checks "the htm claim matches the HTTP method of the current request", and HEAD
+ * is answered as the GET it mirrors (DECISIONS.md "HEAD"), so a proof for either is accepted.
+ */
+function dpopMethods(req: Request, operation: OperationFacts): string[] {
+  const htm = operation.dpopHtm ?? req.method;
+  return requestedMethod(req) === 'HEAD' && htm === 'GET' ? ['HEAD', 'GET'] : [htm];
 }
 
 export type Authenticate = ReturnType<typeof createAuthenticator>;

@@ -43,8 +43,8 @@ export class RedisReplayStore implements ReplayStore {
 
 export interface DpopRequest {
   proof: string | undefined;
-  /** The htm the operation's proof must carry (x-dpop-htm). */
-  method: string;
+  /** The htm values the proof may carry: the operation's (x-dpop-htm), and for HEAD the request's own. */
+  methods: readonly string[];
   /** This request's URL without query or fragment. */
   url: string;
   accessToken: string;
@@ -101,7 +101,7 @@ export class DpopVerifier {
     }
 
     if ((await calculateJwkThumbprint(jwk, 'sha256')) !== request.jkt) throw mismatch('key is not the one the token is bound to');
-    if (payload.htm !== request.method) throw mismatch(`htm is not ${request.method}`);
+    if (typeof payload.htm !== 'string' || !request.methods.includes(payload.htm)) throw mismatch(`htm is not ${request.methods.join(' or ')}`);
     if (typeof payload.htu !== 'string' || normalizeUrl(payload.htu) !== normalizeUrl(request.url)) throw mismatch('htu does not name this request');
     const now = Math.floor(Date.now() / 1000);
     const window = this.options.iatWindowSeconds;

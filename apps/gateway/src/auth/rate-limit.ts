@@ -32,6 +32,14 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
   return new RateLimiterMemory(common);
 }
 
+/**
+ * Spends one point for the request's client address (the connection's peer: behind a proxy, the
+ * proxy's), for requests that carry no credential to count against (DECISIONS.md "Rate limits").
+ */
+export function consumeForAddress(limiter: RateLimiterAbstract, req: { socket: { remoteAddress?: string } }): Promise<void> {
+  return consume(limiter, `addr:${req.socket.remoteAddress ?? 'unknown'}`, 'this client address');
+}
+
 /** Spends one point for the key (a credential, or a client address); refuses with RATE_LIMITED and Retry-After when the window's points are gone. */
 export async function consume(limiter: RateLimiterAbstract, key: string, whose = 'this credential'): Promise<void> {
   try {

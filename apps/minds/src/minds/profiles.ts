@@ -20,13 +20,19 @@ export const PLAN_PROFILES: Record<Plan, { allowed: readonly ProfileId[]; defaul
   pro: { allowed: ['F1', 'D1', 'D2'], default: 'D1' },
 };
 
-/** The plan and capacity of a create request, or INVALID_REQUEST (profile_not_allowed). */
+/**
+ * The plan and capacity of a create request. A profile the plan does not admit never gets here:
+ * the request schema refuses it (CreateMindRequest's if/then, INVALID_ARGUMENT); refused the same
+ * way here too, in depth.
+ */
 export function resolveCapacity(requestedPlan: Plan | undefined, requestedProfile: ProfileId | undefined): { plan: Plan; capacity: MindCapacity } {
   const plan = requestedPlan ?? DEFAULT_PLAN;
   const rules = PLAN_PROFILES[plan];
   const profile = requestedProfile ?? rules.default;
   if (!rules.allowed.includes(profile)) {
-    throw new ApiError('INVALID_REQUEST', `Profile ${profile} is not available on the ${plan} plan.`, { reason: 'profile_not_allowed' });
+    throw new ApiError('INVALID_ARGUMENT', `Profile ${profile} is not available on the ${plan} plan.`, {
+      errors: [{ location: 'body.profile_id', message: `must be one of ${rules.allowed.join(', ')} on the ${plan} plan` }],
+    });
   }
   return { plan, capacity: { profile_id: profile, ...PROFILE_CAPACITY[profile] } };
 }
