@@ -1,18 +1,5 @@
 import type { OpenApiDocument } from './document-types.js';
-
-/** The keys of an internal `$ref` (`#/components/schemas/Mind`), JSON-pointer escapes undone. */
-function refKeys(ref: string): string[] {
-  if (!ref.startsWith('#/')) throw new Error(`only internal refs are supported: ${ref}`);
-  return ref.slice(2).split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
-}
-
-/** The node an internal `$ref` points at in `document`; throws when there is none. */
-export function lookupRef(document: object, ref: string): unknown {
-  let node: unknown = document;
-  for (const key of refKeys(ref)) node = (node as Record<string, unknown> | undefined)?.[key];
-  if (node === undefined) throw new Error(`unresolved ref ${ref}`);
-  return node;
-}
+import { escapeSegment, lookupRef } from './json-pointer.js';
 
 /**
  * Deletes, in place, the components that the document's paths do not reach through `$ref`,
@@ -35,7 +22,7 @@ export function pruneUnreachableComponents(document: OpenApiDocument): void {
   visit(document.paths);
   for (const [kind, entries] of Object.entries((document.components ?? {}) as Record<string, Record<string, unknown>>)) {
     if (kind === 'securitySchemes') continue;
-    for (const name of Object.keys(entries)) if (!reached.has(`#/components/${kind}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`)) delete entries[name];
+    for (const name of Object.keys(entries)) if (!reached.has(`#/components/${kind}/${escapeSegment(name)}`)) delete entries[name];
   }
 }
 

@@ -83,6 +83,7 @@ export function errorDocsUrl(docsBaseUrl: string, code: ErrorCode): string {
   return `${docsBaseUrl.replace(/\/+$/, '')}/errors.html#${code}`;
 }
 export { byteLimitKeywords, utf8ByteLength } from './byte-limits.js';
-export { dereference, lookupRef, pruneUnreachableComponents } from './dereference.js';
+export { dereference, pruneUnreachableComponents } from './dereference.js';
+export { atPointer, escapeSegment, followRefs, inlineRefs, lookupRef, pointerOf, pointerSegments, unescapeSegment } from './json-pointer.js';
 export { operationParameters } from './parameters.js';
 export { envelopeLocation, illFormedStrings, isWellFormedText, type LocatedIssue } from './request-text.js';
