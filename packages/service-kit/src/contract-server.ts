@@ -16,7 +16,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener,
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { gatewayLimits } from '@gateway-minds/contract';
-import { ApiError, envelopeOf, errorHeaders } from './errors.js';
+import { ApiError, envelopeOf, errorHeaders, refused } from './errors.js';
 import { serverClassesFor } from './express-prototypes.js';
 import type { Logger } from './logger.js';
 import { newRequestId } from './request-id.js';
@@ -43,7 +43,7 @@ type ClientError = Error & { code?: string; rawPacket?: Buffer };
 /** The catalog error for a request Node refused before any handler saw it. */
 export function clientErrorOf(error: ClientError): ApiError {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'HPE_HEADERS_TIMEOUT') {
-    return new ApiError('BAD_REQUEST', `The request was not received within ${REQUEST_READ_TIMEOUT_MS} ms.`, { reason: 'request_read_timeout' });
+    return refused('request-read-timeout');
   }
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     // The request line, when it arrived in the refused packet, tells whether the path or the query is over its own limit.
@@ -52,11 +52,11 @@ export function clientErrorOf(error: ClientError): ApiError {
     const queryAt = target.indexOf('?');
     const path = queryAt === -1 ? target : target.slice(0, queryAt);
     const query = queryAt === -1 ? '' : target.slice(queryAt + 1);
-    if (path.length > gatewayLimits.maxPathLength) return new ApiError('PATH_INVALID', `The path exceeds ${gatewayLimits.maxPathLength} characters.`);
-    if (query.length > gatewayLimits.maxQueryLength) return new ApiError('QUERY_TOO_LONG', `The query string exceeds ${gatewayLimits.maxQueryLength} characters.`);
-    return new ApiError('BAD_REQUEST', `The request line and headers exceed ${MAX_HEADER_BLOCK_BYTES} bytes.`, { reason: 'header_block_too_large' });
+    if (path.length > gatewayLimits.maxPathLength) return refused('path-too-long');
+    if (query.length > gatewayLimits.maxQueryLength) return refused('query-too-long');
+    return refused('header-block-too-large');
   }
-  return new ApiError('BAD_REQUEST', 'The request is not well-formed HTTP/1.1.', { reason: 'malformed_http' });
+  return refused('malformed-http');
 }
 
 export function createContractServer(handler: RequestListener, options: ContractServerOptions): Server {

@@ -3,7 +3,7 @@
  * Retry-After rule and required fields come from the contract, never from
  * the call site.
  */
-import { errorCatalog, errorDocsUrl, isErrorReason, type ErrorCode, type ErrorEnvelope, type ErrorReason, type LocatedIssue, type OperationFacts } from '@gateway-minds/contract';
+import { errorCatalog, errorDocsUrl, isErrorReason, refusal, type ErrorCode, type ErrorEnvelope, type ErrorReason, type LocatedIssue, type OperationFacts, type RefusalRuleId } from '@gateway-minds/contract';
 import { wwwAuthenticateFor } from './challenge.js';
 
 /** One violated constraint of a request, as `errors[]` lists it. */
@@ -44,6 +44,16 @@ export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
     // by code, unexpected): refuse it here too, for reasons only known at run time.
     if (details.reason !== undefined && !isErrorReason(code, details.reason)) throw new TypeError(`${code} is never sent with reason ${String(details.reason)}`);
   }
+}
+
+/**
+ * The error a refusal rule of the contract answers with (its code, message and reason):
+ * `values` fill the message's placeholders, `ownCode` is a header's own code for a rule that takes one.
+ */
+export function refused(id: RefusalRuleId, details: Omit<ApiErrorDetails, 'reason'> & { values?: Record<string, string | number>; ownCode?: string | null } = {}): ApiError {
+  const { values, ownCode, ...rest } = details;
+  const { code, message, reason } = refusal(id, values, ownCode);
+  return new ApiError(code, message, { ...rest, ...(reason ? { reason: reason as ErrorReason } : {}) });
 }
 
 function capitalize(text: string): string {

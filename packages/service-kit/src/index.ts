@@ -1,4 +1,4 @@
-export { ApiError, envelopeOf, errorHeaders, type ApiErrorDetails, type ValidationIssue } from './errors.js';
+export { ApiError, envelopeOf, errorHeaders, refused, type ApiErrorDetails, type ValidationIssue } from './errors.js';
 export { wwwAuthenticateFor } from './challenge.js';
 export { newRequestId, newPrefixedId } from './request-id.js';
 export { createLogger, type Logger } from './logger.js';

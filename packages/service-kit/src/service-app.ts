@@ -11,13 +11,13 @@
  */
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { dereference, envelopeLocation, gatewayLimits, illFormedStrings, isWellFormedText, pruneUnreachableComponents, type ErrorCode, type JsonSchema, type OpenApiDocument, type OperationFacts } from '@gateway-minds/contract';
+import { dereference, envelopeLocation, gatewayLimits, illFormedStrings, isJsonContentType, isWellFormedText, pruneUnreachableComponents, refusalIssue, refusalRule, type ErrorCode, type JsonSchema, type OpenApiDocument, type OperationFacts, type RefusalRuleId, unescapeSegment } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { jsonBodyReader } from './body-reader.js';
 import { byteLimitViolations, hasByteLimits } from './byte-limits.js';
 import { compileRequestValidation } from './compiled-request-validation.js';
 import { answeredByListener } from './contract-server.js';
-import { ApiError, envelopeOf, errorHeaders, type ValidationIssue } from './errors.js';
+import { ApiError, envelopeOf, errorHeaders, refused, type ValidationIssue } from './errors.js';
 import { installLazySpecValidator } from './lazy-spec-validator.js';
 import type { Logger } from './logger.js';
 import { middlewareChain } from './middleware-chain.js';
@@ -126,7 +126,7 @@ export function shapeError(req: Request, operation: OperationFacts, integerQuery
   const queryAt = req.originalUrl.indexOf('?');
   const hasQuery = queryAt !== -1 && queryAt < req.originalUrl.length - 1;
   if (hasQuery && !operation.parameters.some((p) => p.in === 'query')) {
-    return new ApiError('QUERY_NOT_ALLOWED', 'This operation takes no query parameters.');
+    return refused('query-not-allowed');
   }
   if (hasQuery) {
     // Checked on the raw query: the parser silently drops names such as
@@ -136,24 +136,24 @@ export function shapeError(req: Request, operation: OperationFacts, integerQuery
     try {
       params = new URLSearchParams(req.originalUrl.slice(queryAt + 1));
     } catch {
-      return new ApiError('INVALID_QUERY', 'The query string is malformed.');
+      return refused('query-malformed');
     }
     const seen = new Set<string>();
     for (const [name, value] of params) {
-      const issue = (message: string) => new ApiError('INVALID_QUERY', 'The query parameters failed validation.', { errors: [{ location: `query.${name}`.slice(0, 512), message }] });
-      if (!declared.has(name)) return issue('is not a parameter of this operation');
-      if (seen.has(name)) return issue('is repeated');
+      const issue = (id: RefusalRuleId) => refused(id, { errors: [refusalIssue(id, `query.${name}`.slice(0, 512))] });
+      if (!declared.has(name)) return issue('query-unknown-parameter');
+      if (seen.has(name)) return issue('query-repeated');
       seen.add(name);
-      if (!isWellFormedText(value)) return issue('contains U+0000 or text that is not well-formed Unicode');
-      if (integerQuery.has(name) && !/^-?(0|[1-9][0-9]{0,15})$/.test(value)) return issue('must be a whole number written in decimal');
+      if (!isWellFormedText(value)) return issue('query-ill-formed-text');
+      if (integerQuery.has(name) && !/^-?(0|[1-9][0-9]{0,15})$/.test(value)) return issue('query-not-decimal');
     }
   }
-  if (!operation.hasRequestBody) return hasBody(req) ? new ApiError('BODY_NOT_ALLOWED', 'This operation takes no body.') : undefined;
-  if (!hasBody(req) || !isJson(req)) return new ApiError('JSON_REQUIRED', 'The body must be application/json.');
+  if (!operation.hasRequestBody) return hasBody(req) ? refused('body-not-allowed') : undefined;
+  if (!hasBody(req) || !isJsonContentType(req.headers['content-type'])) return refused('json-required');
   // A declared length over the limit is refused before any byte of the body is read
   // (the body parser would read the whole body first; DECISIONS.md "Limits not shown").
   if (Number(req.headers['content-length']) > BODY_LIMIT_BYTES) {
-    return new ApiError('PAYLOAD_TOO_LARGE', `The body exceeds this operation's limit of ${BODY_LIMIT_BYTES} bytes.`);
+    return refused('payload-too-large');
   }
   return undefined;
 }
@@ -169,11 +169,6 @@ function hasBody(req: Request): boolean {
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
-function isJson(req: Request): boolean {
-  const type = req.headers['content-type'];
-  return typeof type === 'string' && /^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type.trim());
-}
-
 /** Where express-openapi-validator's paths say a value is, and what the envelope calls it: a parameter's OpenAPI `in`. */
 const LOCATION_OF: Record<string, string> = { headers: 'header', params: 'path', query: 'query', cookies: 'cookie', body: 'body' };
 
@@ -184,7 +179,7 @@ const LOCATION_OF: Record<string, string> = { headers: 'header', params: 'path',
  * an array index in brackets as the byte-limit and text checks write it (`body.event.tags[0]`).
  */
 export function issueLocation(validatorPath: string): string {
-  const [where = '', ...rest] = validatorPath.replace(/^\//, '').split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const [where = '', ...rest] = validatorPath.replace(/^\//, '').split('/').map(unescapeSegment);
   return envelopeLocation(LOCATION_OF[where] ?? where, rest);
 }
 
@@ -200,13 +195,14 @@ function fromValidatorError(
   const issues: ValidationIssue[] = (err.errors ?? []).map((e) => ({ location: issueLocation(e.path), message: e.message }));
   switch (err.status) {
     case 404:
-      return new ApiError('ROUTE_NOT_FOUND', 'No service or operation at this path.');
+      return refused('route-not-found');
     case 405:
-      return new ApiError('METHOD_NOT_ALLOWED', err.message, { headers: err.headers?.Allow ? { Allow: err.headers.Allow } : {} });
+      // The validator's own wording names the method and the path's methods.
+      return new ApiError(refusalRule('method-not-allowed').code, err.message, { headers: err.headers?.Allow ? { Allow: err.headers.Allow } : {} });
     case 413:
-      return new ApiError('PAYLOAD_TOO_LARGE', `The body exceeds this operation's limit of ${BODY_LIMIT_BYTES} bytes.`);
+      return refused('payload-too-large');
     case 415:
-      return new ApiError('JSON_REQUIRED', 'The body must be application/json.');
+      return refused('json-required');
     case 400: {
       const first = issues[0]?.location ?? '';
       const firstIn = (where: string) => first === where || first.startsWith(`${where}.`);
@@ -214,16 +210,14 @@ function fromValidatorError(
         const missing = operation?.parameters.find(
           (p) => p.in === 'header' && p.missingCode && issues.some((i) => i.location === `header.${p.name.toLowerCase()}` && /required/i.test(i.message)),
         );
-        if (missing) return new ApiError(missing.missingCode as ErrorCode, `The ${missing.name} header is required.`, { errors: issues });
+        if (missing) return refused('header-missing', { values: { name: missing.name }, ownCode: missing.missingCode, errors: issues });
         const ownCode = invalidHeaderCodes.get(operation?.operationId ?? '')?.get(first.slice('header.'.length));
-        if (ownCode) return new ApiError(ownCode, `The ${first.slice('header.'.length)} header is not of the published shape.`, { errors: issues });
-        return new ApiError('BAD_REQUEST', 'A header failed validation.', { errors: issues });
+        if (ownCode) return refused('header-invalid-own-code', { values: { name: first.slice('header.'.length) }, ownCode, errors: issues });
+        return refused('header-invalid', { errors: issues });
       }
-      if (firstIn('query')) return new ApiError('INVALID_QUERY', 'The query parameters failed validation.', { errors: issues });
-      if (firstIn('path')) {
-        return new ApiError('INVALID_IDENTIFIER', 'The identifier in the path is not valid.', { errors: issues });
-      }
-      return new ApiError('INVALID_ARGUMENT', 'The JSON body is not exactly the published shape.', { errors: issues });
+      if (firstIn('query')) return refused('query-invalid', { errors: issues });
+      if (firstIn('path')) return refused('path-invalid', { errors: issues });
+      return refused('body-invalid', { errors: issues });
     }
     default:
       // Only 4xx reach here (a 500 is an answer that broke the contract, handled by the caller).
@@ -289,14 +283,14 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     const match = router.match(req.method, req.path);
     if (match.kind === 'operation') {
       Object.assign(res.locals.context as RequestContext, { operation: match.operation, pathParams: match.pathParams });
-      if (match.malformed) return next(new ApiError('INVALID_IDENTIFIER', 'An identifier in the path has a malformed percent-encoding.'));
+      if (match.malformed) return next(refused('path-malformed-encoding'));
       return next();
     }
     if (options.unmatched && match.kind === 'not-found') return options.unmatched(req, res, next, router);
     if (match.kind === 'method-not-allowed') {
-      return next(new ApiError('METHOD_NOT_ALLOWED', `The path does not accept ${req.method}.`, { headers: { Allow: match.allow.join(', ') } }));
+      return next(refused('method-not-allowed', { values: { method: req.method }, headers: { Allow: match.allow.join(', ') } }));
     }
-    return next(new ApiError('ROUTE_NOT_FOUND', 'No service or operation at this path.'));
+    return next(refused('route-not-found'));
   };
   const operationGuard: RequestHandler = (req, res, next) => {
     const guard = options.operationGuards?.[requestContext(res).operation.operationId];
@@ -310,7 +304,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   const parseJson = jsonBodyReader(BODY_LIMIT_BYTES);
   const checkBodyText: RequestHandler = (req, _res, next) => {
     const issues = req.body === undefined ? [] : illFormedStrings(req.body, 'body');
-    return issues.length ? next(new ApiError('INVALID_ARGUMENT', 'The body contains text that cannot be stored as sent.', { errors: issues })) : next();
+    return issues.length ? next(refused('body-ill-formed-text', { errors: issues })) : next();
   };
 
   const validatorOptions = {
@@ -357,7 +351,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       schema
         ? (req, res, next) => {
             const issues = byteLimitViolations(schema, req.body);
-            if (issues.length) return next(new ApiError('INVALID_ARGUMENT', 'A field exceeds its UTF-8 byte limit.', { errors: issues }));
+            if (issues.length) return next(refused('body-over-byte-limit', { errors: issues }));
             return handler(req, res, next);
           }
         : handler,
@@ -386,13 +380,13 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       error = mapped;
       logger.warn({ err, requestId: context?.requestId, operationId: context?.operation?.operationId }, `answered ${mapped.code}`);
     } else if (err?.type === 'entity.parse.failed') {
-      error = new ApiError('INVALID_ARGUMENT', 'The body is not valid JSON.');
+      error = refused('body-not-json');
     } else if (err?.type === 'entity.verify.failed') {
-      error = new ApiError('INVALID_ARGUMENT', 'The body is not valid UTF-8.');
+      error = refused('body-not-utf8');
     } else if (err?.type === 'entity.too.large') {
-      error = new ApiError('PAYLOAD_TOO_LARGE', `The body exceeds this operation's limit of ${BODY_LIMIT_BYTES} bytes.`);
+      error = refused('payload-too-large');
     } else if (err?.type === 'encoding.unsupported' || err?.type === 'charset.unsupported') {
-      error = new ApiError('JSON_REQUIRED', 'The body must be UTF-8 application/json.');
+      error = refused('body-encoding-unsupported');
     } else if (typeof err?.status === 'number' && err.status < 500 && Array.isArray(err.errors)) {
       error = fromValidatorError(err, context?.operation, invalidHeaderCodes);
     } else {
