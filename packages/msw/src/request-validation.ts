@@ -1,7 +1,8 @@
 /**
  * Opt-in request validation (`createHandlers({ validateRequests: true })`): a request the contract
- * refuses gets the error the real stack answers, instead of the selected example. The codes are
- * spec/DECISIONS.md's, "Which code for a validation failure": the body INVALID_ARGUMENT (malformed
+ * refuses gets the error the real stack answers, instead of the selected example: the code and
+ * message of the contract's refusal rule for it (`refusalRules`, which the servers answer with too).
+ * The codes are spec/DECISIONS.md's, "Which code for a validation failure": the body INVALID_ARGUMENT (malformed
  * JSON, bad UTF-8, the schema, unknown fields), a query parameter INVALID_QUERY, a path identifier
  * INVALID_IDENTIFIER, a header BAD_REQUEST (its `x-missing-code` when a required one is missing,
  * its schema's `x-invalid-code` when one names its own refusal),
@@ -17,7 +18,7 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { byteLimitKeywords, envelopeLocation, gatewayLimits, illFormedStrings, operationTable, type ErrorCode, type JsonSchema, type LocatedIssue } from '@gateway-minds/contract';
+import { byteLimitKeywords, envelopeLocation, gatewayLimits, illFormedStrings, isJsonContentType, operationTable, pointerSegments, refusal, refusalIssue, type JsonSchema, type LocatedIssue, type Refusal, type RefusalRuleId } from '@gateway-minds/contract';
 
 /** What the contract says one operation's request must be. */
 export interface RequestContract {
@@ -26,12 +27,7 @@ export interface RequestContract {
   body: JsonSchema | null;
 }
 
-/** A refused request: the catalog code, a message, and every violated constraint. */
-export interface Refusal {
-  code: ErrorCode;
-  message: string;
-  errors?: LocatedIssue[];
-}
+export type { Refusal };
 
 /** The one operation whose reads have their own refusal (DECISIONS, "The gateway usage body"). */
 const ORG_READ = operationTable.gateway_getUsage.operationId;
@@ -53,7 +49,7 @@ function validatorOf(schema: JsonSchema): ValidateFunction {
 /** Ajv's problems at `prefix` (`body`, `query.limit`): the property path dotted, array indices in brackets, as the servers write a location. */
 function issues(errors: ErrorObject[] | null | undefined, prefix: string): LocatedIssue[] {
   return (errors ?? []).slice(0, 50).map((error) => {
-    const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const segments = pointerSegments(error.instancePath);
     // As the servers' validator reports them: a missing or an unknown property at its own path.
     if (error.keyword === 'required') segments.push(String((error.params as { missingProperty: string }).missingProperty));
     if (error.keyword === 'additionalProperties') segments.push(String((error.params as { additionalProperty: string }).additionalProperty));
@@ -75,12 +71,19 @@ function coerce(value: string, schema: JsonSchema): unknown {
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The usage read's refusal, naming what it takes as its parameters' schemas say (`days` by its enum). */
-function orgReadRefusal(contract: RequestContract, why: string): Refusal {
+function orgReadRefusal(contract: RequestContract, id: RefusalRuleId, values: Record<string, string> = {}): Refusal {
   const takes = contract.parameters
     .filter((p) => p.in === 'query')
     .map((p) => (Array.isArray(p.schema.enum) ? p.schema.enum.map((value) => `${p.name}=${String(value)}`).join(' or ') : `an optional ${p.name}`));
-  return { code: 'INVALID_ORG_READ', message: `The usage read ${why}; it accepts only ${takes.join(' and ')}.` };
+  return refusal(id, { ...values, accepts: takes.join(' and ') });
 }
+
+/** A refusal with its `errors[]`. */
+function located(id: RefusalRuleId, errors: LocatedIssue[], values: Record<string, string> = {}, ownCode?: string | null): Refusal {
+  return { ...refusal(id, values, ownCode), errors };
+}
+
+const byteLimitKeywordNames = new Set<string>(byteLimitKeywords.map((k) => k.keyword));
 
 /**
  * Why the contract refuses this request, or null when it accepts it. `pathParams` are MSW's
@@ -95,15 +98,14 @@ export async function refusalOf(operationId: string, contract: RequestContract, 
   const names = new Set<string>();
   url.searchParams.forEach((_value, name) => names.add(name));
   if (queryParameters.length === 0 && url.search.length > 1) {
-    return { code: 'QUERY_NOT_ALLOWED', message: 'This operation takes no query string.' };
+    return refusal('query-not-allowed');
   }
   for (const name of names) {
     const parameter = queryParameters.find((p) => p.name === name);
     if (!parameter || url.searchParams.getAll(name).length > 1) {
-      const why = parameter ? `repeats ${name}` : `has no query parameter ${name}`;
-      return orgRead
-        ? orgReadRefusal(contract, why)
-        : { code: 'INVALID_QUERY', message: 'The query parameters failed validation.', errors: [{ location: `query.${name}`, message: parameter ? 'must not be repeated' : 'is not a parameter of this operation' }] };
+      if (orgRead) return orgReadRefusal(contract, parameter ? 'usage-read-repeated' : 'usage-read-unknown-parameter', { name });
+      const id = parameter ? 'query-repeated' : 'query-unknown-parameter';
+      return located(id, [refusalIssue(id, `query.${name}`)]);
     }
   }
   for (const parameter of queryParameters) {
@@ -116,8 +118,8 @@ export async function refusalOf(operationId: string, contract: RequestContract, 
       // DECISIONS, "The gateway usage body": the read "takes only `days` (7 or 30)"; another value of `days` is
       // INVALID_ORG_READ, while a `service` that breaks its pattern is a query that failed validation.
       return orgRead && Array.isArray(parameter.schema.enum)
-        ? orgReadRefusal(contract, `asked for ${parameter.name}=${raw}`)
-        : { code: 'INVALID_QUERY', message: 'The query parameters failed validation.', errors: problems };
+        ? orgReadRefusal(contract, 'usage-read-value', { name: parameter.name, value: String(raw) })
+        : located('query-invalid', problems);
     }
   }
 
@@ -126,7 +128,7 @@ export async function refusalOf(operationId: string, contract: RequestContract, 
     const text = typeof value === 'string' ? value : '';
     const validate = validatorOf(parameter.schema);
     if (!validate(coerce(text, parameter.schema))) {
-      return { code: 'INVALID_IDENTIFIER', message: 'The identifier in the path is not valid.', errors: issues(validate.errors, `path.${parameter.name}`) };
+      return located('path-invalid', issues(validate.errors, `path.${parameter.name}`));
     }
   }
 
@@ -134,37 +136,46 @@ export async function refusalOf(operationId: string, contract: RequestContract, 
     const value = request.headers.get(parameter.name);
     const location = `header.${parameter.name.toLowerCase()}`;
     if (value === null) {
-      if (parameter.required) return { code: (parameter.missingCode ?? 'BAD_REQUEST') as ErrorCode, message: `The ${parameter.name} header is required.`, errors: [{ location, message: 'is required' }] };
-      continue;
+      if (!parameter.required) continue;
+      const missing = [{ location, message: 'is required' }];
+      return parameter.missingCode ? located('header-missing', missing, { name: parameter.name }, parameter.missingCode) : located('header-invalid', missing);
     }
     const validate = validatorOf(parameter.schema);
     if (!validate(coerce(value, parameter.schema))) {
       // A header whose schema names its own refusal (`x-invalid-code`: DPOP_INVALID on `dpop`), as the servers answer it.
-      const ownCode = parameter.schema['x-invalid-code'] as ErrorCode | undefined;
-      return { code: ownCode ?? 'BAD_REQUEST', message: 'A header failed validation.', errors: issues(validate.errors, location) };
+      const ownCode = parameter.schema['x-invalid-code'] as string | undefined;
+      const problems = issues(validate.errors, location);
+      return ownCode ? located('header-invalid-own-code', problems, { name: parameter.name.toLowerCase() }, ownCode) : located('header-invalid', problems);
     }
   }
 
   const bytes = new Uint8Array(await request.clone().arrayBuffer());
   if (!contract.body) {
     if (bytes.length === 0) return null;
-    return orgRead
-      ? orgReadRefusal(contract, 'carried a body')
-      : { code: 'BODY_NOT_ALLOWED', message: 'This operation takes no body.' };
+    return orgRead ? orgReadRefusal(contract, 'usage-read-body') : refusal('body-not-allowed');
   }
-  const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type.trim())) return { code: 'JSON_REQUIRED', message: 'The body must be UTF-8 application/json.' };
-  if (bytes.length > gatewayLimits.maxBodyBytes) return { code: 'PAYLOAD_TOO_LARGE', message: `The body exceeds this operation's limit of ${gatewayLimits.maxBodyBytes} bytes.` };
-  if (bytes.length === 0) return { code: 'JSON_REQUIRED', message: 'This operation needs a JSON body.' };
+  if (!isJsonContentType(request.headers.get('content-type'))) return refusal('json-required');
+  if (bytes.length > gatewayLimits.maxBodyBytes) return refusal('payload-too-large');
+  if (bytes.length === 0) return refusal('json-required');
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    return refusal('body-not-utf8');
+  }
   let body: unknown;
   try {
-    body = JSON.parse(strictUtf8.decode(bytes));
+    body = JSON.parse(text);
   } catch {
-    return { code: 'INVALID_ARGUMENT', message: 'The body is not valid UTF-8 JSON.' };
+    return refusal('body-not-json');
   }
+  // As the servers read a body: an object or an array at the top (body-parser's `strict`).
+  if (!body || typeof body !== 'object') return refusal('body-not-json');
   const illFormed = illFormedStrings(body, 'body');
-  if (illFormed.length) return { code: 'INVALID_ARGUMENT', message: 'The body contains text that cannot be stored.', errors: illFormed };
+  if (illFormed.length) return located('body-ill-formed-text', illFormed);
   const validate = validatorOf(contract.body);
-  if (!validate(body)) return { code: 'INVALID_ARGUMENT', message: 'The JSON body is not exactly the published shape.', errors: issues(validate.errors, 'body') };
-  return null;
+  if (validate(body)) return null;
+  // The servers check the schema first and the UTF-8 byte limits (x-max-bytes) after it passes.
+  const shape = (validate.errors ?? []).filter((error) => !byteLimitKeywordNames.has(error.keyword));
+  return shape.length ? located('body-invalid', issues(shape, 'body')) : located('body-over-byte-limit', issues(validate.errors, 'body'));
 }
