@@ -3,10 +3,10 @@
  * id: status, whoami, usage, errors, openapi.json, and credential verification.
  */
 import type { RequestHandler } from 'express';
-import { errorCatalog, errorCodes, errorDocsUrl, operationTable, type OperationFacts, type Schemas, type ServiceOperationId } from '@gateway-minds/contract';
+import { errorCatalog, errorCodes, errorDocsUrl, operationTable, type OperationFacts, type RefusalRuleId, type Schemas, type ServiceOperationId } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { isDatabaseUnavailable, type Database } from '@gateway-minds/db';
-import { ApiError, requestContext, type HandlerTable, type VerifiedPrincipal } from '@gateway-minds/service-kit';
+import { ApiError, refused, requestContext, type HandlerTable, type VerifiedPrincipal } from '@gateway-minds/service-kit';
 import type { CredentialStore } from '../iam/credentials.js';
 import type { AdmissionProbe } from '../routing/admission-probe.js';
 import type { StatusProbe } from '../routing/status-probe.js';
@@ -38,19 +38,19 @@ const acceptedDays = usageDays.map((days) => `days=${days}`).join(' or ');
  * (spec/DECISIONS.md, "The gateway usage body").
  */
 export const usageReadGuard: RequestHandler = (req, _res, next) => {
-  const refuse = (why: string) => next(new ApiError('INVALID_ORG_READ', `The usage read ${why}; it accepts only ${acceptedDays} and an optional service.`));
-  if (req.headers['content-length'] && req.headers['content-length'] !== '0') return refuse('carried a body');
-  if (req.headers['transfer-encoding']) return refuse('carried a body');
-  if (req.path !== usageOperation.path) return refuse('used a non-canonical path');
+  const refuse = (id: RefusalRuleId, values: Record<string, string> = {}) => next(refused(id, { values: { ...values, accepts: `${acceptedDays} and an optional service` } }));
+  if (req.headers['content-length'] && req.headers['content-length'] !== '0') return refuse('usage-read-body');
+  if (req.headers['transfer-encoding']) return refuse('usage-read-body');
+  if (req.path !== usageOperation.path) return refuse('usage-read-path');
   const raw = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
   const params = new URLSearchParams(raw);
   const allowed = new Set<string>(usageOperation.parameters.filter((p) => p.in === 'query').map((p) => p.name));
   for (const name of new Set(params.keys())) {
-    if (!allowed.has(name)) return refuse(`carried the query parameter ${name}`);
-    if (params.getAll(name).length > 1) return refuse(`repeated ${name}`);
+    if (!allowed.has(name)) return refuse('usage-read-unknown-parameter', { name });
+    if (params.getAll(name).length > 1) return refuse('usage-read-repeated', { name });
   }
   const days = params.get('days');
-  if (days !== null && !usageDays.map(String).includes(days)) return refuse(`asked for days=${days}`);
+  if (days !== null && !usageDays.map(String).includes(days)) return refuse('usage-read-value', { name: 'days', value: days });
   next();
 };
 
