@@ -7,6 +7,7 @@ import {
   credentialSchemes,
   errorCatalog,
   errorCodes,
+  followRefs,
   operationIds,
   operationTable,
   type ErrorCode,
@@ -97,19 +98,6 @@ ${page.body}
 `;
 }
 
-function resolveRef<T>(document: OpenApiDocument, node: T): T {
-  let current: unknown = node;
-  for (let depth = 0; depth < 10; depth++) {
-    const ref = (current as { $ref?: unknown } | undefined)?.$ref;
-    if (typeof ref !== 'string' || !ref.startsWith('#/')) break;
-    current = ref
-      .slice(2)
-      .split('/')
-      .reduce<unknown>((at, key) => (at as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
-  }
-  return current as T;
-}
-
 /** For each code, the operations whose error responses carry an example of it (from the spec's named examples). */
 export function operationsByErrorCode(document: OpenApiDocument): Map<ErrorCode, OperationId[]> {
   const byCode = new Map<ErrorCode, OperationId[]>();
@@ -119,9 +107,9 @@ export function operationsByErrorCode(document: OpenApiDocument): Map<ErrorCode,
     if (!operation) throw new Error(`operation ${id} is not at ${facts.method} ${facts.path} in the bundled document`);
     for (const [status, responseOrRef] of Object.entries(operation.responses)) {
       if (Number(status) < 400) continue;
-      const response = resolveRef(document, responseOrRef);
+      const response = followRefs(document, responseOrRef);
       for (const exampleOrRef of Object.values(response.content?.['application/json']?.examples ?? {})) {
-        const example = resolveRef(document, exampleOrRef);
+        const example = followRefs(document, exampleOrRef);
         const code = (example.value as { error?: { code?: ErrorCode } } | undefined)?.error?.code;
         if (!code) continue;
         const list = byCode.get(code) ?? [];

@@ -6,7 +6,7 @@
  * imports the whole document, so it is a separate entry from the client's
  * core (which stays small for browsers).
  */
-import { httpMethods, operationTable, type JsonSchema, type OpenApiOperation, type OpenApiParameter, type OperationFacts, type OperationId } from '@gateway-minds/contract';
+import { httpMethods, inlineRefs, operationTable, type JsonSchema, type OpenApiOperation, type OpenApiParameter, type OperationFacts, type OperationId } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 
 export interface InputField {
@@ -29,23 +29,9 @@ export interface OperationInputs {
   bodyFlattened: boolean;
 }
 
-function pointer(ref: string): unknown {
-  if (!ref.startsWith('#/')) throw new Error(`only internal refs are supported: ${ref}`);
-  let node: unknown = openapiDocument;
-  for (const segment of ref.slice(2).split('/')) node = (node as Record<string, unknown> | undefined)?.[segment.replace(/~1/g, '/').replace(/~0/g, '~')];
-  if (node === undefined) throw new Error(`unresolved ref ${ref}`);
-  return node;
-}
-
 /** A deep copy with every `$ref` replaced by its target, sibling keywords (description, default) winning. */
-export function resolveSchema<T = JsonSchema>(node: unknown, seen: readonly string[] = []): T {
-  if (Array.isArray(node)) return node.map((n) => resolveSchema(n, seen)) as T;
-  if (!node || typeof node !== 'object') return node as T;
-  const { $ref, ...rest } = node as Record<string, unknown>;
-  const own = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, resolveSchema(v, seen)]));
-  if (typeof $ref !== 'string') return own as T;
-  if (seen.includes($ref)) return own as T; // a cycle: stop here
-  return { ...resolveSchema<Record<string, unknown>>(pointer($ref), [...seen, $ref]), ...own } as T;
+export function resolveSchema<T = JsonSchema>(node: unknown): T {
+  return inlineRefs<T>(openapiDocument, node);
 }
 
 export interface SpecOperation {
