@@ -9,12 +9,22 @@
  * fetch cannot send (a body on a GET, a header value fetch refuses) and the gateway's transport
  * limits (path and query length).
  *
+ * The last test sends each of those requests to the servers' own pipeline too (service-kit's app
+ * with the gateway's rules, handlers that are never reached) and asks for the same code and
+ * message from both: each answers through the contract's refusal rules, so a rule's code or message
+ * changed on one side only shows here.
+ *
  * HOSTILE_SEED reproduces a run (the seed is printed).
  */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { getResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operationTable, refusalRules, type OperationFacts } from '@gateway-minds/contract';
+import { gatewayPreflight, usageReadGuard } from '@gateway-minds/gateway';
 import { createHandlers } from '@gateway-minds/msw';
-import type { RawAnswer, RawRequest } from '../src/hostile/client.js';
+import { createLogger, createServiceApp, type OperationHandler } from '@gateway-minds/service-kit';
+import { HttpClient, pool, type RawAnswer, type RawRequest } from '../src/hostile/client.js';
 import { fixtureOf, statelessWorld } from '../src/hostile/fixture.js';
 import { sampleHostile } from '../src/hostile/mutations.js';
 import { render, validParts, type HostileCase } from '../src/hostile/requests.js';
@@ -40,6 +50,38 @@ function fetchRequest(raw: RawRequest): Request | undefined {
     return undefined;
   }
 }
+
+/** The servers' pipeline for every operation: service-kit's app, with the gateway's preflight and usage-read rule. */
+let servers: { server: Server; client: HttpClient };
+beforeAll(async () => {
+  const operations = Object.values(operationTable) as OperationFacts[];
+  const unreached: OperationHandler = (_req, res) => res.status(299).json({});
+  const app = createServiceApp({
+    operations,
+    handlers: Object.fromEntries(operations.map((o) => [o.operationId, unreached])),
+    validateResponses: false,
+    docsBaseUrl: 'http://docs.test',
+    logger: createLogger('test'),
+    preflight: gatewayPreflight,
+    operationGuards: { [operationTable.gateway_getUsage.operationId]: usageReadGuard },
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  servers = { server, client: new HttpClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 8) };
+});
+afterAll(async () => {
+  servers?.client.close();
+  await new Promise((resolve) => servers?.server.close(resolve));
+});
+
+/** Each rule's message as a pattern, its `{placeholders}` matching any text. */
+const ruleMessages = refusalRules.map((rule) => ({
+  code: rule.code as string,
+  ownCode: 'ownCode' in rule,
+  message: new RegExp(`^${rule.message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{\w+\\\}/g, '.*')}$`),
+}));
+/** Whether a refusal rule answers with this code and message (a header's own code stands for its rule's). */
+const isRuleAnswer = (code: string, message: string): boolean => ruleMessages.some((rule) => (rule.code === code || rule.ownCode) && rule.message.test(message));
 
 async function answerOf(request: Request): Promise<RawAnswer> {
   const response = await getResponse(handlers, request);
@@ -82,4 +124,35 @@ describe('MSW request validation, judged by the hostile-input generator', () => 
     expect(failures.slice(0, 20)).toEqual([]);
     expect(judged).toBeGreaterThan(cases.length / 2);
   });
+
+  it('answers each of those requests with the code and message the servers answer, both a rule of the contract', async () => {
+    const cases: HostileCase[] = allOperations.flatMap((operation, index) => sampleHostile(operation, fixture, perOperation, seed + index));
+    const receivable = cases.flatMap((hostile) => {
+      const request = hostile.expected.some((code) => code === 'PATH_INVALID' || code === 'QUERY_TOO_LONG') ? undefined : fetchRequest(hostile.request);
+      return request ? [{ hostile, request }] : [];
+    });
+    // Requests the servers' validation passes on to the handler, which refuses them by its own rule in
+    // the real stack: keywords beside a parameter schema's `$ref` (`maxLength` on the usage window's
+    // `from` and `to`), which express-openapi-validator ignores and the handlers' schemas keep.
+    const handedOn: Record<string, number> = {};
+    const differences = await pool(receivable, 8, async ({ hostile, request }) => {
+      const [server, mock] = await Promise.all([servers.client.send(hostile.request), answerOf(request)]);
+      const label = `${hostile.operation} ${hostile.category} ${hostile.location}`;
+      if (server.status === 299) {
+        handedOn[label] = (handedOn[label] ?? 0) + 1;
+        return undefined;
+      }
+      const said = (answer: RawAnswer) => ({ status: answer.status, code: answer.json?.error?.code as string, message: answer.json?.error?.message as string });
+      const [s, m] = [said(server), said(mock)];
+      const shown = `${label}: ${hostile.request.method} ${hostile.request.path.slice(0, 100)}`;
+      if (s.code !== m.code || s.message !== m.message) return `${shown}\n  servers: ${JSON.stringify(s)}\n  msw:     ${JSON.stringify(m)}`;
+      if (!isRuleAnswer(s.code, s.message)) return `${shown}\n  not a refusal rule's answer: ${JSON.stringify(s)}`;
+      return undefined;
+    });
+    const compared = receivable.length - Object.values(handedOn).reduce((sum, n) => sum + n, 0);
+    console.log(`msw request validation: ${compared} refusals compared with the servers'; passed on to the handler by the servers' validation: ${JSON.stringify(handedOn)}`);
+    expect(differences.filter(Boolean).slice(0, 20)).toEqual([]);
+    expect(Object.keys(handedOn).every((label) => /^minds_getUsage query\.max-length (from|to)$/.test(label)), JSON.stringify(handedOn)).toBe(true);
+    expect(compared).toBeGreaterThan(cases.length / 2);
+  }, 120_000);
 });

@@ -22,7 +22,7 @@
  */
 import fc from 'fast-check';
 import { fastFormats } from 'ajv-formats/dist/formats.js';
-import type { ErrorCode, JsonSchema } from '@gateway-minds/contract';
+import { isJsonContentType, type ErrorCode, type JsonSchema } from '@gateway-minds/contract';
 import { encodeQuery, render, validParts, type Fixture, type HostileCase, type RequestParts } from './requests.js';
 import { literalSegments, schemaErrors, type OperationSpec, type ParameterSpec } from './spec.js';
 import { codePoints, copy, isFreeTextPattern, jsonText, RawJson, refusesWhitespaceOnly, setKey, typesOf, utf8ByteLength, validArbitrary, type JsonType } from './values.js';
@@ -428,8 +428,6 @@ function malformedCase(operation: OperationSpec, fixture: Fixture, fresh: string
   return { operation: operation.id, category: 'json', location: 'body', request: render(operation, parts), expected: ['INVALID_ARGUMENT'] };
 }
 
-const ACCEPTED_TYPE = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
-
 function contentTypeArbitrary(operation: OperationSpec, fixture: Fixture): fc.Arbitrary<HostileCase> {
   const curated = [
     'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'text/json', 'json', '*/*', 'application/*',
@@ -443,7 +441,7 @@ function contentTypeArbitrary(operation: OperationSpec, fixture: Fixture): fc.Ar
       fc.tuple(fc.stringMatching(/^[a-z]{1,10}$/), fc.stringMatching(/^[a-z0-9.+-]{1,15}$/)).map(([t, s]) => `${t}/${s}`),
     )
     // Left out: application/json with parameters other than a non-UTF-8 charset (the contract does not say).
-    .filter((t) => !ACCEPTED_TYPE.test(t.trim()) && (!/^application\/json\s*(;|$)/i.test(t.trim()) || /charset=(?!utf-8)/i.test(t)));
+    .filter((t) => !isJsonContentType(t) && (!/^application\/json\s*(;|$)/i.test(t.trim()) || /charset=(?!utf-8)/i.test(t)));
   return fc.oneof(
     fc.tuple(fc.uuid({ version: 4 }), type).map(([fresh, t]) => {
       const parts = validParts(operation, fixture, fresh);
