@@ -6,18 +6,17 @@
  * see exactly which credential check answers.
  */
 import { randomUUID } from 'node:crypto';
-import { operationTable, type OperationId } from '@gateway-minds/contract';
+import { followRefs, operationTable, type OperationId } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 
 type Examples = Record<string, { value?: unknown; $ref?: string }>;
-const componentExamples = (openapiDocument.components as { examples: Record<string, { value: unknown }> }).examples;
 
 function firstRequestExample(operationId: OperationId): unknown {
   const facts = operationTable[operationId];
   const examples = openapiDocument.paths[facts.path]?.[facts.method]?.requestBody?.content?.['application/json']?.examples as Examples | undefined;
   const first = examples ? Object.values(examples)[0] : undefined;
   if (!first) return undefined;
-  return first.$ref ? componentExamples[first.$ref.split('/').at(-1)!]!.value : first.value;
+  return followRefs(openapiDocument, first).value;
 }
 
 const ulid = () => '01JD3M8Q4Z9X7V6T5S4R3P2N1M';

@@ -4,7 +4,7 @@
  * is read from `@gateway-minds/contract`; the few limits the spec states only
  * in prose are defined here once, each with the place it comes from.
  */
-import { operationTable, type OperationFacts, type Schemas } from '@gateway-minds/contract';
+import { lookupRef, operationTable, type OperationFacts, type Schemas } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 
 type JsonSchema = Record<string, unknown>;
@@ -131,6 +131,6 @@ export function replayKeyOf(operation: OperationFacts): 'Idempotency-Key' | 'ope
   const header = operation.parameters.find((p) => p.in === 'header' && p.missingCode === 'IDEMPOTENCY_KEY_REQUIRED');
   if (header) return 'Idempotency-Key';
   const body = operationObject(operation)?.requestBody?.content?.['application/json']?.schema as { $ref?: string } | undefined;
-  const named = body?.$ref ? schema(body.$ref.split('/').at(-1)!) : undefined;
+  const named = body?.$ref ? (lookupRef(openapiDocument, body.$ref) as JsonSchema) : undefined;
   return (named?.required as string[] | undefined)?.includes('operationId') ? 'operationId' : null;
 }

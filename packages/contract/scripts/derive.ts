@@ -2,6 +2,7 @@
 import { httpMethods, type OpenApiDocument, type OpenApiParameter } from '../src/document-types.js';
 import type { AuthenticationFacts, ChallengeFacts, ErrorCatalogFacts, ErrorEnvelopeField, ErrorType } from '../src/error-types.js';
 import type { OperationFacts, ParameterFacts } from '../src/operation-types.js';
+import { lookupRef } from '../src/json-pointer.js';
 import { operationParameters } from '../src/parameters.js';
 
 export type { OpenApiDocument };
@@ -53,11 +54,7 @@ export function deriveErrorCatalog(doc: OpenApiDocument): Record<string, ErrorCa
 }
 
 function resolveParameter(doc: OpenApiDocument, parameter: OpenApiParameter): OpenApiParameter {
-  if (!parameter.$ref) return parameter;
-  const name = parameter.$ref.replace('#/components/parameters/', '');
-  const resolved = doc.components?.parameters?.[name];
-  if (!resolved) throw new Error(`unresolved parameter ${parameter.$ref}`);
-  return resolved;
+  return parameter.$ref ? (lookupRef(doc, parameter.$ref) as OpenApiParameter) : parameter;
 }
 
 export function serviceOf(path: string): string {
