@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median } from './figures.js';
-import { freePort, freePorts, repoRoot, stop } from './processes.js';
+import { freePort, freePorts, repoRoot } from './processes.js';
 import { operationPath } from '@gateway-minds/contract';
 
 /** The ports `npm start` listens on (gateway, admin, and Minds in separate processes), three different free ones. */
@@ -19,9 +19,24 @@ async function stackPorts(): Promise<{ PORT: string; ADMIN_PORT: string; MINDS_P
   return { PORT: gateway, ADMIN_PORT: admin, MINDS_PORT: minds };
 }
 
+/** Until nothing answers `url`: the previous run's programs are gone, so a 200 is this run's. */
+async function untilRefused(url: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    try {
+      await fetch(url, { signal: AbortSignal.timeout(1000) });
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`something still answers ${url}`);
+}
+
 async function timeToFirst200(command: string[], env: Record<string, string>, url: string): Promise<number> {
+  await untilRefused(url);
   const started = performance.now();
-  const child = spawn(process.execPath, command, { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'ignore' });
+  // A process group of its own, so that stopping it stops whatever it started (the separate processes' services).
+  const child = spawn(process.execPath, command, { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'ignore', detached: true });
   try {
     for (;;) {
       try {
@@ -33,8 +48,8 @@ async function timeToFirst200(command: string[], env: Record<string, string>, ur
       await new Promise((r) => setTimeout(r, 25));
     }
   } finally {
-    // The stack stops its services on SIGTERM.
-    await stop(child);
+    // The stack stops its services on SIGTERM; the group is killed if it has not within 10 s.
+    await stopGroup(child);
   }
 }
 
@@ -50,7 +65,7 @@ export async function runStartup(rounds = 3): Promise<{ what: string; seconds: n
     return dir;
   };
   const topologies = [
-    ['all-in-one', 'all in one process (the default)'],
+    ['all-in-one', 'all in one process, the default'],
     ['processes', 'separate processes'],
   ] as const;
   try {
