@@ -19,6 +19,12 @@ export function cpuMs(pid: number | 'self'): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** The part of cpuMs spent in the kernel (system calls: sockets, loopback, files). */
+export function systemCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[12]) * 10;
+}
+
 /**
  * CPU milliseconds used so far by every PostgreSQL server process on this machine (the
  * backends serve the stack's pool, so a load window's difference is the database's share).

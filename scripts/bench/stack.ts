@@ -1,7 +1,8 @@
 /**
- * The real stack for benchmarks: the Minds service and the gateway as built
- * programs on a fresh data directory (PGlite, or PostgreSQL with DATABASE_URL),
- * plus helpers to get credentials and a ready Mind through the public API.
+ * The real stack for benchmarks on a fresh data directory (PGlite, or PostgreSQL with
+ * DATABASE_URL): the Minds service and the gateway as separate built programs (startStack), or
+ * both in one process as npm start runs them (startAllInOne); plus helpers to get credentials and a
+ * ready Mind through the public API.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,6 +19,7 @@ export interface Stack {
   gatewayUrl: string;
   adminUrl: string;
   dataDir: string;
+  /** The gateway's process and the Minds service's: one and the same in the all-in-one topology. */
   gateway: ChildProcess;
   minds: ChildProcess;
   issue(kind: string, options?: Record<string, unknown>): Promise<{ token: string; id: string }>;
@@ -67,15 +69,7 @@ export async function startStack(options: { env?: Record<string, string>; mindsU
     dataDir,
     gateway,
     minds,
-    async issue(kind, extra = {}) {
-      const response = await fetch(`${adminUrl}/admin/credentials`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ kind, ...extra }),
-      });
-      if (!response.ok) throw new Error(`issue ${kind}: ${response.status} ${await response.text()}`);
-      return (await response.json()) as { token: string; id: string };
-    },
+    issue: (kind, extra = {}) => issueCredential(adminUrl, adminToken, kind, extra),
     async close() {
       await stop(gateway);
       await stop(minds);
@@ -83,6 +77,75 @@ export async function startStack(options: { env?: Record<string, string>; mindsU
       if (options.databaseUrl) await dropSchemas(options.databaseUrl, schemaPrefix);
     },
   };
+}
+
+/**
+ * The stack as `npm start` runs it by default: the gateway and the Minds service in one process
+ * (apps/stack/dist/start.js, STACK_TOPOLOGY=all-in-one), forwarding over the in-process transport.
+ * Both services read one environment there, so on PostgreSQL they share a throwaway database
+ * (each in its default schema), dropped on close.
+ */
+export async function startAllInOne(options: { env?: Record<string, string>; databaseUrl?: string } = {}): Promise<Stack> {
+  const dataDir = newStackDataDir();
+  const [gatewayPort, adminPort] = await freePorts(2);
+  const database = options.databaseUrl ? await throwawayDatabase(options.databaseUrl) : undefined;
+  const stack = await startProgram(join(repoRoot, 'apps/stack/dist/start.js'), {
+    DATA_DIR: dataDir,
+    NODE_ENV: 'production',
+    STACK_TOPOLOGY: 'all-in-one',
+    STACK_BANNER: 'off',
+    PORT: String(gatewayPort),
+    ADMIN_PORT: String(adminPort),
+    RATE_LIMIT_POINTS: '100000000',
+    MINDS_HOST_PROVISION_MS: '50',
+    MINDS_HOST_STOP_MS: '50',
+    MINDS_OWNER_MANAGEMENT_ENABLED: 'true',
+    MINDS_AGENT_MEMORY_ENABLED: 'true',
+    ...(database ? { DATABASE_URL: database.url } : {}),
+    ...options.env,
+  }, `http://127.0.0.1:${gatewayPort}/v1/status`);
+  const adminUrl = `http://127.0.0.1:${adminPort}`;
+  const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+  return {
+    gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+    adminUrl,
+    dataDir,
+    gateway: stack,
+    minds: stack,
+    issue: (kind, extra = {}) => issueCredential(adminUrl, adminToken, kind, extra),
+    async close() {
+      await stop(stack);
+      rmSync(dataDir, { recursive: true, force: true });
+      await database?.drop();
+    },
+  };
+}
+
+async function throwawayDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `bench_${randomUUID().slice(0, 8)}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+async function issueCredential(adminUrl: string, adminToken: string, kind: string, extra: Record<string, unknown>): Promise<{ token: string; id: string }> {
+  const response = await fetch(`${adminUrl}/admin/credentials`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ kind, ...extra }),
+  });
+  if (!response.ok) throw new Error(`issue ${kind}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as { token: string; id: string };
 }
 
 async function dropSchemas(url: string, prefix: string): Promise<void> {

@@ -10,18 +10,33 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median } from './figures.js';
-import { freePort, freePorts, repoRoot, stop } from './processes.js';
+import { freePort, freePorts, repoRoot } from './processes.js';
 import { operationPath } from '@gateway-minds/contract';
 
-/** The ports `npm start` listens on (gateway, admin, Minds), three different free ones. */
+/** The ports `npm start` listens on (gateway, admin, and Minds in separate processes), three different free ones. */
 async function stackPorts(): Promise<{ PORT: string; ADMIN_PORT: string; MINDS_PORT: string }> {
   const [gateway, admin, minds] = (await freePorts(3)).map(String) as [string, string, string];
   return { PORT: gateway, ADMIN_PORT: admin, MINDS_PORT: minds };
 }
 
+/** Until nothing answers `url`: the previous run's programs are gone, so a 200 is this run's. */
+async function untilRefused(url: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    try {
+      await fetch(url, { signal: AbortSignal.timeout(1000) });
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`something still answers ${url}`);
+}
+
 async function timeToFirst200(command: string[], env: Record<string, string>, url: string): Promise<number> {
+  await untilRefused(url);
   const started = performance.now();
-  const child = spawn(process.execPath, command, { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'ignore' });
+  // A process group of its own, so that stopping it stops whatever it started (the separate processes' services).
+  const child = spawn(process.execPath, command, { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'ignore', detached: true });
   try {
     for (;;) {
       try {
@@ -33,12 +48,15 @@ async function timeToFirst200(command: string[], env: Record<string, string>, ur
       await new Promise((r) => setTimeout(r, 25));
     }
   } finally {
-    // The stack stops its services on SIGTERM.
-    await stop(child);
+    // The stack stops its services on SIGTERM; the group is killed if it has not within 10 s.
+    await stopGroup(child);
   }
 }
 
-/** Each start-up timed `rounds` times, interleaved (empty directory, existing directory, mock), median reported. */
+/**
+ * Each start-up timed `rounds` times, interleaved (each topology on an empty directory and on an
+ * existing one, then the mock), median reported.
+ */
 export async function runStartup(rounds = 3): Promise<{ what: string; seconds: number; runs: number[] }[]> {
   const dirs: string[] = [];
   const fresh = () => {
@@ -46,18 +64,30 @@ export async function runStartup(rounds = 3): Promise<{ what: string; seconds: n
     dirs.push(dir);
     return dir;
   };
+  const topologies = [
+    ['all-in-one', 'all in one process, the default'],
+    ['processes', 'separate processes'],
+  ] as const;
   try {
     const ports = await stackPorts();
-    const stack = (dataDir: string) => timeToFirst200([join(repoRoot, 'apps/stack/dist/start.js')], { DATA_DIR: dataDir, ...ports }, `http://127.0.0.1:${ports.PORT}${operationPath('gateway_getStatus')}`);
-    const existingDir = fresh();
-    await stack(existingDir); // creates the directory the "existing" runs reopen
-    const runs = { empty: [] as number[], existing: [] as number[], mock: [] as number[] };
+    const stack = (dataDir: string, topology: string) =>
+      timeToFirst200([join(repoRoot, 'apps/stack/dist/start.js')], { DATA_DIR: dataDir, STACK_TOPOLOGY: topology, ...ports }, `http://127.0.0.1:${ports.PORT}${operationPath('gateway_getStatus')}`);
+    const existingDirs = new Map<string, string>();
+    for (const [topology] of topologies) {
+      existingDirs.set(topology, fresh());
+      await stack(existingDirs.get(topology)!, topology); // creates the directory the "existing" runs reopen
+    }
+    const runs = new Map<string, number[]>();
+    const record = (what: string, seconds: number) => runs.set(what, [...(runs.get(what) ?? []), seconds]);
     for (let round = 0; round < rounds; round++) {
-      runs.empty.push(await stack(fresh()));
-      await new Promise((r) => setTimeout(r, 1000));
-      runs.existing.push(await stack(existingDir));
+      for (const [topology, label] of topologies) {
+        record(`npm start (${label}), empty data directory`, await stack(fresh(), topology));
+        await new Promise((r) => setTimeout(r, 1000));
+        record(`npm start (${label}), existing data directory`, await stack(existingDirs.get(topology)!, topology));
+      }
       const mockPort = String(await freePort());
-      runs.mock.push(
+      record(
+        'Prism mock',
         await timeToFirst200(
           [join(repoRoot, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', join(repoRoot, 'packages/contract/dist/openapi.json'), '--port', mockPort, '--host', '127.0.0.1'],
           {},
@@ -65,11 +95,7 @@ export async function runStartup(rounds = 3): Promise<{ what: string; seconds: n
         ),
       );
     }
-    return [
-      { what: 'npm start stack, empty data directory', seconds: median(runs.empty), runs: runs.empty },
-      { what: 'npm start stack, existing data directory', seconds: median(runs.existing), runs: runs.existing },
-      { what: 'Prism mock', seconds: median(runs.mock), runs: runs.mock },
-    ];
+    return [...runs].map(([what, times]) => ({ what, seconds: median(times), runs: times }));
   } finally {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }

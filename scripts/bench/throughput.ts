@@ -7,11 +7,11 @@
 import autocannon from 'autocannon';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { cpuMs, inRoundOrder, median, postgresCpuMs } from './figures.js';
+import { cpuMs, inRoundOrder, median, postgresCpuMs, systemCpuMs } from './figures.js';
 import { forkServer, freePort, repoRoot, rssMiB, stop } from './processes.js';
 import { operationPath } from '@gateway-minds/contract';
 import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit';
-import { call, newStackDataDir, readyMind, sentence, startStack, type Stack } from './stack.js';
+import { call, newStackDataDir, readyMind, sentence, startAllInOne, startStack, type Stack } from './stack.js';
 import { openStatementAlone, type StatementAlone } from './statement-alone.js';
 
 export interface ThroughputOptions {
@@ -21,7 +21,7 @@ export interface ThroughputOptions {
 }
 
 /** What a process does in a row: its CPU is recorded apart, so that a row's CPU can be split by layer. */
-export type ServingProcess = 'server' | 'pipeline' | 'gateway' | 'stub' | 'minds' | 'mock' | 'postgres';
+export type ServingProcess = 'server' | 'pipeline' | 'gateway' | 'stub' | 'minds' | 'mock' | 'postgres' | 'allInOne';
 export type CpuByProcess = Partial<Record<ServingProcess, number>>;
 
 interface Target {
@@ -45,6 +45,8 @@ export interface RowResult {
   cpuPerRequest: number;
   /** The same for each serving process; they sum to cpuPerRequest. */
   cpuPerRequestByProcess: CpuByProcess;
+  /** The part of the serving processes' CPU (PostgreSQL's excluded) spent in the kernel, per request. */
+  systemCpuPerRequest: number;
 }
 
 /** CPU milliseconds used so far by each serving process (PostgreSQL's server processes as one). */
@@ -53,8 +55,11 @@ function serverCpuMs(target: Target): [ServingProcess, number][] {
   return target.postgres ? [...used, ['postgres', postgresCpuMs()]] : used;
 }
 
+const systemMs = (target: Target) => Object.values(target.processes).reduce((sum, pid) => sum + systemCpuMs(pid), 0);
+
 async function measure(target: Target, options: ThroughputOptions): Promise<RowResult> {
   const cpuBefore = new Map(serverCpuMs(target));
+  const systemBefore = systemMs(target);
   const result = await autocannon({
     url: target.url,
     method: target.method,
@@ -73,6 +78,7 @@ async function measure(target: Target, options: ThroughputOptions): Promise<RowR
     errors: result.errors + result.timeouts + result.non2xx,
     cpuPerRequest: Object.values(cpuPerRequestByProcess).reduce((sum, us) => sum + us, 0),
     cpuPerRequestByProcess,
+    systemCpuPerRequest: ((systemMs(target) - systemBefore) * 1000) / requests,
   };
 }
 
@@ -158,6 +164,19 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     stacks.push(asNpmStartRuns);
     const npmStartSession = (await asNpmStartRuns.issue('bridge_session')).token;
     const npmStartMindId = await readyMind(asNpmStartRuns, npmStartSession);
+    // npm start's default topology: the gateway and the Minds service in one process, in the same
+    // production configuration, on PGlite and on PostgreSQL.
+    const allInOne = await startAllInOne();
+    stacks.push(allInOne);
+    const allInOneApiKey = (await allInOne.issue('api_key')).token;
+    const allInOneSession = (await allInOne.issue('bridge_session')).token;
+    const allInOneMindId = await readyMind(allInOne, allInOneSession);
+    await fillMemory(allInOne, allInOneSession, allInOneMindId);
+    const pgAllInOne = databaseUrl ? await startAllInOne({ databaseUrl }) : undefined;
+    if (pgAllInOne) stacks.push(pgAllInOne);
+    const pgAllInOneSession = pgAllInOne ? (await pgAllInOne.issue('bridge_session')).token : '';
+    const pgAllInOneMindId = pgAllInOne ? await readyMind(pgAllInOne, pgAllInOneSession) : '';
+    if (pgAllInOne) await fillMemory(pgAllInOne, pgAllInOneSession, pgAllInOneMindId);
     // A second gateway in front of the stub upstream: forwarding without the service behind it.
     const forwardingOnly = await startStack({ mindsUrl: stub.url });
     stacks.push(forwardingOnly);
@@ -221,6 +240,11 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
         headers: bearer(npmStartSession),
         processes: gatewayAndMinds(asNpmStartRuns),
       },
+      { name: 'all in one: gateway whoami (auth, validation)', method: 'GET', url: `${allInOne.gatewayUrl}${operationPath('gateway_getPrincipal')}`, headers: bearer(allInOneApiKey), processes: { allInOne: allInOne.gateway.pid! } },
+      { name: 'all in one: gateway getMind forwarded to Minds (PGlite)', method: 'GET', url: allInOne.gatewayUrl + mindPath(allInOneMindId), headers: bearer(allInOneSession), processes: { allInOne: allInOne.gateway.pid! } },
+      ...(pgAllInOne
+        ? [{ name: 'all in one: gateway getMind forwarded to Minds (PostgreSQL)', method: 'GET' as const, url: pgAllInOne.gatewayUrl + mindPath(pgAllInOneMindId), headers: bearer(pgAllInOneSession), processes: { allInOne: pgAllInOne.gateway.pid! }, postgres: true }]
+        : []),
       ...(pgStack ? [{ name: 'gateway getMind forwarded to Minds (PostgreSQL)', method: 'GET' as const, url: pgStack.gatewayUrl + mindPath(pgMindId), headers: bearer(pgSession), processes: gatewayAndMinds(pgStack), postgres: true }] : []),
       searchTarget('gateway searchMemory (2k events, PGlite)', stack, mindId, session),
       ...(pgStack ? [{ ...searchTarget('gateway searchMemory (2k events, PostgreSQL)', pgStack, pgMindId, pgSession), postgres: true }] : []),
@@ -232,10 +256,17 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     const statementRounds = new Map(statements.map((statement) => [statement, [] as number[]]));
 
     const memory: ThroughputReport['memory'] = [];
-    const idle = { gateway: await rssMiB(stack.gateway.pid), minds: await rssMiB(stack.minds.pid) };
+    // The stack's resident memory in each topology: separate processes, and all in one.
+    const tracked: Array<[string, number]> = [
+      ['gateway (separate processes)', stack.gateway.pid!],
+      ['minds (separate processes)', stack.minds.pid!],
+      ['gateway and Minds all in one process', allInOne.gateway.pid!],
+    ];
+    const idle = new Map<string, number>();
+    for (const [name, pid] of tracked) idle.set(name, await rssMiB(pid));
     const perRow = new Map<string, RowResult[]>();
-    let peak = { gateway: 0, minds: 0 };
-    const afterRound = { gateway: [] as number[], minds: [] as number[] };
+    const peak = new Map(tracked.map(([name]) => [name, 0]));
+    const afterRound = new Map(tracked.map(([name]) => [name, [] as number[]]));
     for (let round = 0; round < options.rounds; round++) {
       for (const target of inRoundOrder(targets, round)) {
         // Warm up right before each measured window, not once: express-openapi-validator compiles an
@@ -246,18 +277,15 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
         await measure(target, { ...options, durationSeconds: warmUpSeconds(options) });
         const result = await measure(target, options);
         perRow.set(target.name, [...(perRow.get(target.name) ?? []), result]);
-        peak = { gateway: Math.max(peak.gateway, await rssMiB(stack.gateway.pid)), minds: Math.max(peak.minds, await rssMiB(stack.minds.pid)) };
+        for (const [name, pid] of tracked) peak.set(name, Math.max(peak.get(name)!, await rssMiB(pid)));
         process.stdout.write(`  round ${round + 1}/${options.rounds} ${target.name}: ${Math.round(result.requestsPerSecond)} req/s\n`);
       }
       // With no load running, as each row's window has none but its own.
       for (const statement of statements) statementRounds.get(statement)!.push(await statement.measure(statementReadsPerRound));
-      afterRound.gateway.push(await rssMiB(stack.gateway.pid));
-      afterRound.minds.push(await rssMiB(stack.minds.pid));
+      for (const [name, pid] of tracked) afterRound.get(name)!.push(await rssMiB(pid));
     }
     await new Promise((r) => setTimeout(r, 3000));
-    const after = { gateway: await rssMiB(stack.gateway.pid), minds: await rssMiB(stack.minds.pid) };
-    memory.push({ process: 'gateway', idleMiB: idle.gateway, loadedMiB: peak.gateway, afterRoundMiB: afterRound.gateway, afterMiB: after.gateway });
-    memory.push({ process: 'minds', idleMiB: idle.minds, loadedMiB: peak.minds, afterRoundMiB: afterRound.minds, afterMiB: after.minds });
+    for (const [name, pid] of tracked) memory.push({ process: name, idleMiB: idle.get(name)!, loadedMiB: peak.get(name)!, afterRoundMiB: afterRound.get(name)!, afterMiB: await rssMiB(pid) });
 
     const rows = targets.map((t) => {
       const results = perRow.get(t.name)!;
@@ -268,6 +296,7 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
         p99: median(results.map((r) => r.p99)),
         errors: results.reduce((sum, r) => sum + r.errors, 0),
         cpuPerRequest: median(results.map((r) => r.cpuPerRequest)),
+        systemCpuPerRequest: median(results.map((r) => r.systemCpuPerRequest)),
         cpuPerRequestByProcess: Object.fromEntries(
           Object.keys(results[0]!.cpuPerRequestByProcess).map((servingProcess) => [servingProcess, median(results.map((r) => r.cpuPerRequestByProcess[servingProcess as ServingProcess]!))]),
         ),

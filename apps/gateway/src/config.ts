@@ -1,5 +1,6 @@
 /** Gateway settings, read once from the environment. */
 import { join, resolve } from 'node:path';
+import type { Connector } from '@gateway-minds/service-kit';
 import { publicBaseUrlOf } from '@gateway-minds/service-kit/public-urls';
 import { allowedOriginsSetting } from './cors.js';
 
@@ -12,6 +13,11 @@ export interface UpstreamConfig {
   timeoutMs: number;
   /** Seconds a caller is told to wait when the service is disabled. */
   disabledRetryAfterSeconds: number;
+  /**
+   * Opens connections to a service in this process (InProcessUpstream.connect) instead of
+   * dialling `url`, which then only names it. Everything else about forwarding stays the same.
+   */
+  connect?: Connector;
 }
 
 export interface GatewayConfig {

@@ -13,7 +13,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { JWK } from 'jose';
 import type { ServiceOperationId } from '@gateway-minds/contract';
 import { openDatabase, type Database } from '@gateway-minds/db';
-import { ADMITTED_OPERATIONS_PATH, ApiError, createContractServer, createLogger, createServiceApp, HEALTH_PATH, importAssertionKey, withSideRoutes, type AdmittedOperations, type HandlerTable, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
+import { ADMITTED_OPERATIONS_PATH, ApiError, createContractServer, createLogger, createServiceApp, HEALTH_PATH, importAssertionKey, InProcessUpstream, withSideRoutes, type AdmittedOperations, type HandlerTable, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
 import { HttpAgentDirectory, type AgentDirectory } from './agents.js';
 import { authenticate, humanCaller } from './auth.js';
 import { MindsController } from './controller/controller.js';
@@ -65,6 +65,11 @@ export interface MindsService {
   controller: MindsController;
   host: HostDriver;
   listen(port: number, host?: string): Promise<{ port: number; url: string }>;
+  /**
+   * The same listener, reached from the gateway in this process (the all-in-one topology):
+   * its connections are in memory, everything else is as over TCP.
+   */
+  serveInProcess(): InProcessUpstream;
   close(): Promise<void>;
 }
 
@@ -180,22 +185,29 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
   if (config.controller?.enabled !== false) controller.start();
 
   let server: Server | undefined;
+  let inProcess: InProcessUpstream | undefined;
   let closed = false;
+  const contractServer = () => createContractServer(listener, { logger, docsBaseUrl: config.docsBaseUrl, app: serviceApp });
   return {
     app,
     db,
     controller,
     host,
     async listen(port, hostname = '127.0.0.1') {
-      server = createContractServer(listener, { logger, docsBaseUrl: config.docsBaseUrl, app: serviceApp }).listen(port, hostname);
+      server = contractServer().listen(port, hostname);
       await once(server, 'listening');
       const address = server.address() as AddressInfo;
       return { port: address.port, url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${address.port}` };
+    },
+    serveInProcess() {
+      inProcess ??= new InProcessUpstream(contractServer());
+      return inProcess;
     },
     async close() {
       if (closed) return;
       closed = true;
       await controller.stop();
+      inProcess?.close();
       if (server) {
         const listening = server;
         await new Promise<void>((resolve) => {

@@ -73,7 +73,7 @@ describe('README settings table', () => {
   const rows = readmeRows();
 
   it('finds reads of each form it looks for (a scan that found nothing would pass vacuously)', () => {
-    expect(code.get('ADMIN_PORT')).toEqual(expect.arrayContaining(['apps/stack/src/start.ts', 'apps/gateway/src/config.ts'])); // process.env.X, env.X
+    expect(code.get('ADMIN_PORT')).toEqual(expect.arrayContaining(['apps/stack/src/settings.ts', 'apps/gateway/src/config.ts'])); // process.env.X, env.X
     expect(code.get('MINDS_HOST_PROVISION_MS')).toContain('apps/minds/src/config.ts'); // integer(env, 'X')
     expect(code.get('GATEWAY_MINDS_TOKEN')).toContain('packages/cli/src/cli.ts'); // io.env.X
     expect(code.get('MINDS_AGENT_MEMORY_ENABLED')).toContain('spec (x-admission-setting)');

@@ -1,8 +1,9 @@
 /**
- * `npm start`'s program (dist/start.js), as the README promises it: on an empty data directory it
- * starts the Minds service and the gateway in front of it, both answer, and SIGTERM stops both; on
- * the same, now existing, directory it comes up again; on a moved PORT every error either service
- * returns links to the docs the gateway serves there. Real processes, real ports, no stubs.
+ * `npm start`'s program (dist/start.js), as the README promises it, in both topologies (one
+ * process, the default; STACK_TOPOLOGY=processes): on an empty data directory it starts the Minds
+ * service and the gateway in front of it, both answer, and SIGTERM stops both; on the same, now
+ * existing, directory it comes up again; on a moved PORT every error either service returns links
+ * to the docs the gateway serves there. Real processes, real ports, no stubs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -12,18 +13,21 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEALTH_PATH } from '@gateway-minds/service-kit/side-routes';
 import { operationPath } from '@gateway-minds/contract';
-import { withFreePorts } from '@gateway-minds/testkit';
+import { topologies, withFreePorts, type Topology } from '@gateway-minds/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 const startJs = join(dirname(fileURLToPath(import.meta.url)), '../dist/start.js');
-const dataDir = mkdtempSync(join(tmpdir(), 'stack-start-'));
+/** One data directory per topology: each starts on an empty one, then on it again. */
+const dataDirs = Object.fromEntries(topologies.map((topology) => [topology, mkdtempSync(join(tmpdir(), `stack-start-${topology}-`))])) as Record<Topology, string>;
+/** The data directory of the stack started last. */
+let dataDir = '';
 /** Every stack started, so that one a failed case left running is stopped too. */
 const started: ChildProcess[] = [];
 afterAll(() => {
   for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
+  for (const directory of Object.values(dataDirs)) rmSync(directory, { recursive: true, force: true });
 });
 
 type Ports = Record<'PORT' | 'ADMIN_PORT' | 'MINDS_PORT', string>;
@@ -32,10 +36,11 @@ type Ports = Record<'PORT' | 'ADMIN_PORT' | 'MINDS_PORT', string>;
  * Starts the stack on free ports and resolves once it prints that it is up (after both services
  * answered); on new ports if one was taken before its service bound it (the stack then exits).
  */
-function start(): Promise<{ child: ChildProcess; ports: Ports; printed: () => string }> {
+function start(topology: Topology): Promise<{ child: ChildProcess; ports: Ports; printed: () => string }> {
+  dataDir = dataDirs[topology];
   return withFreePorts(3, async ([gatewayPort, adminPort, mindsPort]) => {
     const ports: Ports = { PORT: String(gatewayPort), ADMIN_PORT: String(adminPort), MINDS_PORT: String(mindsPort) };
-    const child = spawn(process.execPath, [startJs], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...ports }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [startJs], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', STACK_TOPOLOGY: topology, ...ports }, stdio: ['ignore', 'pipe', 'pipe'] });
     started.push(child);
     let output = '';
     await new Promise<void>((resolve, reject) => {
@@ -75,9 +80,10 @@ const runInShell = (commandLine: string) =>
   });
 const refused = (url: string) => fetch(url).then(() => false, () => true);
 
-describe.each(['an empty', 'the same, now existing,'])('npm start on %s data directory', () => {
+const runs = topologies.flatMap((topology) => ['an empty', 'the same, now existing,'].map((directory) => ({ topology, directory })));
+describe.each(runs)('npm start ($topology) on $directory data directory', ({ topology }) => {
   it('runs the Minds service behind the gateway, and stops both on SIGTERM', async () => {
-    const { child, ports, printed } = await start();
+    const { child, ports, printed } = await start(topology);
     const gateway = `http://127.0.0.1:${ports.PORT}`;
     const minds = `http://127.0.0.1:${ports.MINDS_PORT}`;
     try {
@@ -85,7 +91,10 @@ describe.each(['an empty', 'the same, now existing,'])('npm start on %s data dir
       expect(status.status).toBe(200);
       const body = (await status.json()) as { services: { service: string; state: string }[] };
       expect(body.services).toEqual(expect.arrayContaining([expect.objectContaining({ service: 'minds', state: 'up' })]));
-      expect((await fetch(`${minds}/healthz`)).status).toBe(200);
+      // All in one, the service has no listener of its own: the gateway reaches it in memory.
+      if (topology === 'processes') expect((await fetch(`${minds}/healthz`)).status).toBe(200);
+      else expect(await refused(`${minds}/healthz`)).toBe(true);
+      expect(printed()).toContain(topology === 'processes' ? 'separate processes' : 'one process');
       // The admin listener is on a moved port (ADMIN_PORT); the admin command finds it from DATA_DIR alone.
       const { token } = await issueWithDataDirOnly();
       expect((await fetch(`${gateway}/v1/whoami`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
@@ -110,9 +119,9 @@ async function errorOf(response: Response): Promise<{ status: number; code: stri
 
 // Interface, "Each gateway error links to its catalog entry through a `docs_url` field";
 // spec/DECISIONS.md, "Which site a `docs_url` names": one stack links the one site it serves.
-describe('npm start on a PORT other than 8080', () => {
+describe.each(topologies)('npm start (%s) on a PORT other than 8080', (topology) => {
   it("links every error, the gateway's own and the Minds service's, to the docs that stack serves", async () => {
-    const { child, ports } = await start();
+    const { child, ports } = await start(topology);
     expect(ports.PORT).not.toBe('8080');
     const gateway = `http://127.0.0.1:${ports.PORT}`;
     const minds = `http://127.0.0.1:${ports.MINDS_PORT}`;
@@ -131,17 +140,17 @@ describe('npm start on a PORT other than 8080', () => {
         await errorOf(await fetch(`${gateway}${operationPath('gateway_getPrincipal')}`)),
         // the Minds service's answer, forwarded: no such Mind
         await errorOf(await fetch(`${gateway}${operationPath('minds_getMind', { mind_id: randomUUID() })}`, { headers: { authorization: `Bearer ${token}` } })),
-        // the Minds service asked directly, without the gateway's assertion
-        await errorOf(await fetch(`${minds}${operationPath('minds_listMinds')}`)),
       ];
-      expect(errors.map((e) => [e.status, e.code])).toEqual([[401, 'BEARER_REQUIRED'], [404, 'NOT_FOUND'], [401, 'UNAUTHENTICATED']]);
+      // Separate processes: the Minds service asked directly, without the gateway's assertion.
+      if (topology === 'processes') errors.push(await errorOf(await fetch(`${minds}${operationPath('minds_listMinds')}`)));
+      expect(errors.map((e) => [e.status, e.code])).toEqual([[401, 'BEARER_REQUIRED'], [404, 'NOT_FOUND'], ...(topology === 'processes' ? [[401, 'UNAUTHENTICATED']] : [])]);
       for (const error of errors) {
         expect(error.docs_url).toBe(`${gateway}/docs/errors.html#${error.code}`);
         const page = await fetch(error.docs_url);
         expect(page.status).toBe(200);
         expect(await page.text()).toContain(`id="${error.code}"`);
       }
-      expect((await fetch(`${minds}${HEALTH_PATH}`)).status).toBe(200);
+      if (topology === 'processes') expect((await fetch(`${minds}${HEALTH_PATH}`)).status).toBe(200);
     } finally {
       expect(await stop(child)).toBe(0);
     }

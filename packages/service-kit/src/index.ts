@@ -12,4 +12,5 @@ export * from './assertion.js';
 export { ADMITTED_OPERATIONS_PATH, HEALTH_PATH, withSideRoutes, type AdmittedOperations } from './side-routes.js';
 export { createContractServer, clientErrorOf, MAX_HEADER_BLOCK_BYTES, REQUEST_READ_TIMEOUT_MS, type ContractServerOptions } from './contract-server.js';
 export { serverClassesFor, type ServerClasses } from './express-prototypes.js';
+export { InProcessUpstream, inMemoryConnection, type Connector } from './in-process-transport.js';
 export { docsBaseUrlOf, publicBaseUrlOf } from './public-urls.js';

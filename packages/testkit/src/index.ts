@@ -6,6 +6,11 @@
  * listener) with both default-off admissions on and a fast simulated host.
  * Credentials are issued through the real admin API.
  *
+ * Topology, as npm start's STACK_TOPOLOGY (the `topology` option, else that
+ * variable, else all-in-one): all-in-one forwards over the in-process
+ * transport npm start uses by default; processes gives the Minds service a TCP
+ * listener of its own and forwards over loopback, as separate processes do.
+ *
  * Databases: with TEST_DATABASE_URL (as CI sets it), each service gets a
  * fresh schema on that PostgreSQL server, dropped on close. Without it, each
  * gets its own PGlite directory copied from an initialised template (PGlite's
@@ -25,7 +30,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { pgliteTemplate } from '@gateway-minds/db/testing';
 import { loadConfig, startGateway, type Gateway } from '@gateway-minds/gateway';
-import { assertionKeyFiles, ensureAssertionKeys, type CredentialKind, type Logger } from '@gateway-minds/service-kit';
+import type { MindsService } from '@gateway-minds/minds';
+import { assertionKeyFiles, ensureAssertionKeys, type Connector, type CredentialKind, type Logger } from '@gateway-minds/service-kit';
 
 export { pgliteTemplate };
 
@@ -38,14 +44,27 @@ export interface IssuedCredential {
   agent_id: string | null;
 }
 
+/** npm start's topologies (apps/stack settings.ts): how the gateway reaches the Minds service. */
+export const topologies = ['all-in-one', 'processes'] as const;
+export type Topology = (typeof topologies)[number];
+
+/** The topology a suite runs against: STACK_TOPOLOGY (a vitest project sets it), else npm start's default. */
+export function defaultTopology(): Topology {
+  const chosen = process.env.STACK_TOPOLOGY || 'all-in-one';
+  if (!(topologies as readonly string[]).includes(chosen)) throw new Error(`STACK_TOPOLOGY must be one of ${topologies.join(', ')}, got ${chosen}`);
+  return chosen as Topology;
+}
+
 export interface StackOptions {
+  /** How the gateway reaches the Minds service (default: defaultTopology()). */
+  topology?: Topology;
   /** Start the Minds service (default true). Without it the gateway reports it down and answers 502. */
   minds?: boolean;
   /** Extra gateway environment (DPOP_REQUIRE_NONCE, RATE_LIMIT_POINTS...). */
   gatewayEnv?: Record<string, string>;
   /** Extra Minds environment. */
   mindsEnv?: Record<string, string>;
-  /** The port the Minds service tries first (default: one free when the stack starts); if it is taken by then, another. */
+  /** With topology processes: the port the Minds service tries first (default: one free when the stack starts); if it is taken by then, another. */
   mindsPort?: number;
   /** Where the gateway and the Minds service log (silent by default under vitest): a test reads what they logged. */
   loggers?: { gateway?: Logger; minds?: Logger };
@@ -64,6 +83,7 @@ export interface Stack {
   gateway: Gateway;
   /** Whether the Minds service runs behind the gateway. */
   minds: boolean;
+  topology: Topology;
   /** On PostgreSQL (TEST_DATABASE_URL), each service's schema: its connections are named by it (`applicationName` of @gateway-minds/db). */
   schemas: { gateway: string; minds: string } | null;
   admin<T = Record<string, unknown>>(path: string, body: unknown): Promise<T>;
@@ -71,6 +91,8 @@ export interface Stack {
   issue(kind: CredentialKind, options?: Record<string, unknown>): Promise<IssuedCredential>;
   /** A new agent in the default organization. */
   createAgent(): Promise<{ id: string; did: string }>;
+  /** Stops the Minds service alone (a relay fault: the gateway can no longer reach it). */
+  stopMinds(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -120,6 +142,22 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
 async function startStackOnce(options: StackOptions, mindsPort: number): Promise<Stack> {
   const withMinds = options.minds !== false;
+  const topology = options.topology ?? defaultTopology();
+  // All in one: the gateway's connections to the service open in memory, once the service exists.
+  let serviceStarted: (service: MindsService) => void = () => {};
+  let serviceFailed: (error: Error) => void = () => {};
+  const inProcessService = new Promise<MindsService>((resolve, reject) => {
+    serviceStarted = resolve;
+    serviceFailed = reject;
+  });
+  inProcessService.catch(() => {});
+  const inProcess = topology === 'all-in-one' && withMinds;
+  const connect: Connector = (connectOptions, callback) => {
+    inProcessService.then(
+      (service) => service.serveInProcess().connect(connectOptions, callback),
+      (error: Error) => callback(error, null),
+    );
+  };
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-minds-e2e-'));
   const keys = assertionKeyFiles(dataDir);
   await ensureAssertionKeys(keys);
@@ -143,18 +181,17 @@ async function startStackOnce(options: StackOptions, mindsPort: number): Promise
     }
   };
 
-  const gateway = await startGateway(
-    loadConfig({
-      DATA_DIR: dataDir,
-      PORT: '0',
-      ADMIN_PORT: '0',
-      MINDS_URL: `http://127.0.0.1:${mindsPort}`,
-      NODE_ENV: 'test',
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schemas.gateway } : {}),
-      ...options.gatewayEnv,
-    }),
-    options.loggers?.gateway,
-  );
+  const gatewayConfig = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    ADMIN_PORT: '0',
+    MINDS_URL: inProcess ? 'http://minds.in-process' : `http://127.0.0.1:${mindsPort}`,
+    NODE_ENV: 'test',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schemas.gateway } : {}),
+    ...options.gatewayEnv,
+  });
+  if (inProcess) gatewayConfig.upstreams = gatewayConfig.upstreams.map((upstream) => (upstream.name === 'minds' ? { ...upstream, connect } : upstream));
+  const gateway = await startGateway(gatewayConfig, options.loggers?.gateway);
   let closeMinds = async () => {};
   try {
     if (withMinds) {
@@ -172,9 +209,11 @@ async function startStackOnce(options: StackOptions, mindsPort: number): Promise
       });
       const minds = await createMindsService({ ...service, ...(options.loggers?.minds ? { logger: options.loggers.minds } : {}), ...(databaseUrl ? { databaseUrl, schema: schemas.minds } : {}) });
       closeMinds = () => minds.close();
-      await minds.listen(mindsPort, '127.0.0.1');
+      if (inProcess) serviceStarted(minds);
+      else await minds.listen(mindsPort, '127.0.0.1');
     }
   } catch (error) {
+    serviceFailed(error as Error);
     await closeMinds();
     await gateway.close();
     await dropSchemas();
@@ -204,6 +243,7 @@ async function startStackOnce(options: StackOptions, mindsPort: number): Promise
     dataDir,
     gateway,
     minds: withMinds,
+    topology,
     schemas: databaseUrl ? schemas : null,
     admin,
     issue: (kind, extra = {}) => admin<IssuedCredential>('/admin/credentials', { kind, ...extra }),
@@ -211,6 +251,7 @@ async function startStackOnce(options: StackOptions, mindsPort: number): Promise
       const { organization_id } = await defaults();
       return admin<{ id: string; did: string }>('/admin/agents', { organization_id });
     },
+    stopMinds: () => closeMinds(),
     async close() {
       await closeMinds();
       await gateway.close();

@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 it('starts on another port when the Minds port is taken by the time Minds binds it, and forwards to it', async () => {
-  stack = await startStack({ mindsPort: taken });
+  stack = await startStack({ topology: 'processes', mindsPort: taken });
 
   const { token } = await stack.issue('bridge_session');
   const response = await fetch(`${stack.url}${operationPath('minds_listMinds')}?limit=1`, { headers: { authorization: `Bearer ${token}` } });

@@ -97,7 +97,7 @@ if (stackStart.ok) {
 }
 say(
   [
-    `  stack  http://127.0.0.1:${settings.port}   (admin 127.0.0.1:${settings.adminPort}, Minds 127.0.0.1:${settings.mindsPort}; data in ${settings.dataDir.startsWith(repoRoot) ? relative(repoRoot, settings.dataDir) : settings.dataDir})`,
+    `  stack  http://127.0.0.1:${settings.port}   (admin 127.0.0.1:${settings.adminPort}${process.env.STACK_TOPOLOGY === 'processes' ? `, Minds 127.0.0.1:${settings.mindsPort}` : ', one process'}; data in ${settings.dataDir.startsWith(repoRoot) ? relative(repoRoot, settings.dataDir) : settings.dataDir})`,
     `  mock   http://127.0.0.1:${settings.mockPort}`,
     `  docs   ${docs.url}/   (pages reload themselves after every save)`,
   ].join('\n'),

@@ -1,6 +1,7 @@
 /**
  * Registered upstream services: name -> URL, enabled flag, deadline. Each has
- * a keep-alive connection pool; the status route probes them.
+ * a keep-alive connection pool (over TCP, or in memory to a service in this
+ * process); the status route probes them.
  */
 import { Pool } from 'undici';
 import { gatewayLimits } from '@gateway-minds/contract';
@@ -20,7 +21,7 @@ export class UpstreamRegistry {
     for (const config of configs) {
       this.upstreams.set(config.name, {
         ...config,
-        pool: new Pool(config.url, { connections: 64, keepAliveTimeout: 30_000, pipelining: 1, maxResponseSize: MAX_UPSTREAM_BODY_BYTES }),
+        pool: new Pool(config.url, { connections: 64, keepAliveTimeout: 30_000, pipelining: 1, maxResponseSize: MAX_UPSTREAM_BODY_BYTES, ...(config.connect ? { connect: config.connect } : {}) }),
       });
     }
   }
