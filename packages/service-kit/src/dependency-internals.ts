@@ -22,11 +22,12 @@
  *    matchers", open), and a way to validate a response for an operation already matched.
  *
  * What the project owns instead of patching the validator: request validation compiled per
- * operation (`compiled-request-validation.ts`, its own Ajv). Start-up work the validator does
- * whatever its options (compiling the OpenAPI meta-schema with `validateApiSpec: false`, compiling
- * each `$ref` to read it back while preparing the document) is paid as it is:
+ * operation (`compiled-request-validation.ts`, its own Ajv), and when the validator is built
+ * (`validator-on-first-use.ts`). Building it costs start-up work its options cannot skip:
+ * compiling the OpenAPI meta-schema with `validateApiSpec: false`, and compiling each `$ref` it
+ * meets to read the schema back while preparing the document. Waits for:
  * https://github.com/cdimascio/express-openapi-validator/issues/910 ("Use Precompiled
- * Validator?", open) and https://github.com/cdimascio/express-openapi-validator/pull/833 ("opt-in
+ * Validator?", open) or https://github.com/cdimascio/express-openapi-validator/pull/833 ("opt-in
  * lazy loading of specs", open).
  *
  * Express (not pinned): `express-prototypes.ts` relies only on Node's public server options; it

@@ -17,13 +17,13 @@ import { jsonBodyReader } from './body-reader.js';
 import { byteLimitViolations, hasByteLimits } from './byte-limits.js';
 import { compileRequestValidation } from './compiled-request-validation.js';
 import { answeredByListener } from './contract-server.js';
-import { validatorStep } from './dependency-internals.js';
 import { ApiError, envelopeOf, errorHeaders, type ValidationIssue } from './errors.js';
 import type { Logger } from './logger.js';
 import { middlewareChain } from './middleware-chain.js';
 import { createOperationRouter, type OperationRouter } from './operation-router.js';
 import { newRequestId } from './request-id.js';
 import { responseCheckAfterMatch } from './response-check-after-match.js';
+import { validatorOnFirstUse } from './validator-on-first-use.js';
 
 /** The contract's body limit for every operation (info.x-gateway-limits.maxBodyBytes; DECISIONS.md "Limits not shown"). */
 export const BODY_LIMIT_BYTES = gatewayLimits.maxBodyBytes;
@@ -323,11 +323,12 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     // instead of the validator's own router, which matched every request against every route again.
     operationHandlers: false,
   } as const;
-  const validator = OpenApiValidator.middleware({ ...validatorOptions, validateRequests: { ...validatorOptions.validateRequests } }) as unknown as RequestHandler[];
-  const wholeValidator = middlewareChain(...validator);
+  const validator = validatorOnFirstUse(() => OpenApiValidator.middleware({ ...validatorOptions, validateRequests: { ...validatorOptions.validateRequests } }) as unknown as RequestHandler[]);
+  app.locals.validator = validator;
+  const wholeValidator = validator.whole;
   // After a compiled pass, only what response validation needs of the validator: its route
   // metadata, remembered per operation, and the response check (none when responses are not validated).
-  const responseCheck = options.validateResponses ? responseCheckAfterMatch(validatorStep(validator, 'metadataMiddleware'), validatorStep(validator, 'responseMiddleware')) : undefined;
+  const responseCheck = options.validateResponses ? responseCheckAfterMatch(validator.step('metadataMiddleware'), validator.step('responseMiddleware')) : undefined;
   app.locals.responseCheck = responseCheck?.counts;
   const compiled = options.compiledRequestValidation === false ? undefined : compileRequestValidation(document);
   app.locals.compiledRequestValidation = compiled?.counts;
