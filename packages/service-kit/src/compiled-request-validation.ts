@@ -5,41 +5,54 @@
  * it: four promise hops, a walk over every route to find the operation again, a parameter mutator
  * built per request, the query property redefined twice. Measured with the validator taken out of
  * the pipeline (an interleaved A/B, bench/README): about 100 µs of CPU per request on `whoami` and
- * on a forwarded `getMind`'s Minds side, a third of each.
+ * on a forwarded `getMind`'s Minds side, a third of each. None of its public options skips that.
  *
  * Here each operation's parameters and body are compiled once, on the operation's first request,
- * into Ajv validators built by the validator's own Ajv factory with its own request options, from
- * the same schemas (its `ParametersSchemaParser` and `BodySchemaParser` shapes), so keywords,
- * formats, coercion and defaults are its own by construction. A request they pass goes straight on,
- * its query, headers and body left as the validator would leave them; anything else, and every
+ * into validators of this module's own Ajv, set up as the validator documents its request checks:
+ * JSON Schema 2020-12 for an OpenAPI 3.1 document, ajv-formats in `full` mode (the `ajvFormats`
+ * the service app gives it), parameters coerced from their text, defaults applied, and the same
+ * request shapes (`{ query, headers, params }`, then `{ body }`). A request they pass goes straight
+ * on, its query, headers and body left as the validator would leave them; anything else, and every
  * request shape this module does not model (a reserved character in a query value, an empty value,
  * a repeated or bracketed name, an array or object parameter, a `content` parameter, a cookie
- * parameter), goes through express-openapi-validator unchanged, which refuses it with the same
- * error as before. So this may only ever say yes where the validator says yes:
- * `apps/conformance/test/compiled-validation.test.ts` holds it to that on the generated hostile
- * requests, answer for answer.
- *
- * Why not Ajv's standalone code at build time: the validator's request Ajv carries `readOnly` and
- * `writeOnly` as keywords with a `compile` function, which Ajv's standalone output cannot contain,
- * so code generated at build time would validate with other keywords than the validator does.
+ * parameter, a format this Ajv does not know), goes through express-openapi-validator unchanged,
+ * which refuses it with the same error as before. So this may only ever say yes where the
+ * validator says yes: `apps/conformance/test/compiled-validation.test.ts` holds it to that on the
+ * generated hostile requests, answer for answer.
  */
-import { createRequire } from 'node:module';
 import type { Request } from 'express';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { lookupRef, operationParameters, type JsonSchema, type OpenApiDocument, type OpenApiParameter } from '@gateway-minds/contract';
 
-type AjvValidate = ((data: unknown) => boolean) & { errors?: unknown };
-interface AjvInstance {
-  compile(schema: object): AjvValidate;
+type AjvValidate = ValidateFunction;
+
+/**
+ * An Ajv set up as express-openapi-validator's request Ajv (its documented defaults: `strict`
+ * off, `useDefaults`, formats checked, `allowUnionTypes` off), stopping at the first error: a
+ * refusal is the validator's to word, so only the verdict is needed here.
+ */
+function requestAjv(coerceTypes: boolean): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, strictNumbers: true, strictTuples: true, allowUnionTypes: false, validateSchema: false, useDefaults: true, coerceTypes, allErrors: false });
+  addFormats.default(ajv, { mode: 'full' });
+  // The validator refuses a readOnly property in a request (it never removes one: removeAdditional
+  // is off); refusing it here too hands such a request to the validator.
+  ajv.removeKeyword('readOnly');
+  ajv.addKeyword({ keyword: 'readOnly', schemaType: 'boolean', validate: (readOnly: boolean) => !readOnly });
+  return ajv;
 }
 
-const requireFromHere = createRequire(import.meta.url);
-const validatorEntry = requireFromHere.resolve('express-openapi-validator');
-const requireFromValidator = createRequire(validatorEntry);
-/** The validator's own Ajv factory and option normalisation (module instances shared with the validator). */
-const { createRequestAjv } = requireFromValidator('./framework/ajv/index.js') as { createRequestAjv(document: object, options: object): AjvInstance };
-const { OpenApiValidator } = requireFromValidator('./openapi.validator.js') as {
-  OpenApiValidator: new (options: object) => { ajvOpts: { request: Record<string, unknown> } };
-};
+/** Every format a schema names, so that an operation naming one this Ajv lacks is left to the validator. */
+function formatsIn(node: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const item of node) formatsIn(item, into);
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'format' && typeof value === 'string') into.add(value);
+      else formatsIn(value, into);
+    }
+  }
+  return into;
+}
 
 /** express-openapi-validator's RESERVED_CHARS (req.parameter.mutator): such a value in a query parameter without allowReserved is refused. */
 const RESERVED_CHARS = /[:/?#[\]@!$&'()*+,;=]/;
@@ -65,21 +78,19 @@ export interface CompiledRequestValidation {
   readonly counts: { accepted: number; handedOn: number };
 }
 
-/**
- * `document` is the app's own document (its operations only); `validatorOptions` are the options
- * given to express-openapi-validator's `middleware()`, so that both normalise them alike.
- */
-export function compileRequestValidation(document: OpenApiDocument, validatorOptions: Record<string, unknown>): CompiledRequestValidation {
-  // A copy: express-openapi-validator prepares its own document in place.
+/** `document` is the app's own document (its operations only). */
+export function compileRequestValidation(document: OpenApiDocument): CompiledRequestValidation {
   const doc = structuredClone(document);
-  const requestOptions = new OpenApiValidator({ ...validatorOptions, apiSpec: doc }).ajvOpts.request;
-  // As its RequestValidator does: parameters always coerced, the body as configured. Ajv stops at
-  // the first error here: a refusal is the validator's to word, so only the verdict is needed.
-  let ajv: { general: AjvInstance; body: AjvInstance } | undefined;
-  const ajvs = () => (ajv ??= {
-    general: createRequestAjv(doc, { ...requestOptions, coerceTypes: requestOptions.coerceTypes || true, allErrors: false }),
-    body: createRequestAjv(doc, { ...requestOptions, allErrors: false }),
-  });
+  // As the validator's RequestValidator: parameters always coerced, the body not (no `coerceTypes` given).
+  let ajv: { general: Ajv2020; body: Ajv2020 } | undefined;
+  const ajvs = () => (ajv ??= { general: requestAjv(true), body: requestAjv(false) });
+  /** Formats the components' schemas name, any of which an operation's schema may reach through a $ref. */
+  let componentFormats: Set<string> | undefined;
+  const knowsFormats = (...schemas: unknown[]) => {
+    componentFormats ??= formatsIn(doc.components?.schemas);
+    const known = ajvs().general.formats;
+    return [...componentFormats, ...formatsIn(schemas)].every((format) => known[format] !== undefined);
+  };
 
   const byOperationId = new Map<string, { path: string; method: (typeof METHODS)[number] }>();
   for (const [path, item] of Object.entries(doc.paths)) {
@@ -122,18 +133,19 @@ export function compileRequestValidation(document: OpenApiDocument, validatorOpt
         if (p.allowReserved) reservedAllowed.add(name);
       }
     }
+    const requestBody = deref(operation.requestBody) as { required?: boolean; content?: Record<string, { schema?: JsonSchema }> } | undefined;
+    const bodySchema = requestBody?.content?.['application/json']?.schema;
+    if (requestBody && (!bodySchema || Object.keys(requestBody.content!).length !== 1)) return null;
+    if (!knowsFormats(parts, bodySchema)) return null;
     const { general, body } = ajvs();
     // The shapes of the validator's Validator._schemaGeneral and _schemaBody, with the components
     // beside them so that every $ref resolves as it does there.
     const generalValidate = general.compile({ components: doc.components, required: ['query', 'headers', 'params'], properties: { ...parts, body: {} } });
-    const requestBody = deref(operation.requestBody) as { required?: boolean; content?: Record<string, { schema?: JsonSchema }> } | undefined;
     let bodyValidate: AjvValidate | undefined;
     if (requestBody) {
-      const schema = requestBody.content?.['application/json']?.schema;
-      if (!schema || Object.keys(requestBody.content!).length !== 1) return null;
       bodyValidate = body.compile({
         components: doc.components,
-        properties: { query: {}, headers: {}, params: {}, cookies: {}, body: schema },
+        properties: { query: {}, headers: {}, params: {}, cookies: {}, body: bodySchema },
         ...(requestBody.required ? { required: ['body'] } : {}),
       });
     }

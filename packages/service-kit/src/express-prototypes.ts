@@ -12,6 +12,11 @@
  * (those already inherit from Node's), so Express's `setPrototypeOf` finds the prototype it would
  * set and V8 leaves the object as it is. A request another Express app handles (the gateway's
  * /docs site) still gets that app's prototype from Express, as before.
+ *
+ * This uses Node's public server options only (`IncomingMessage`, `ServerResponse`) and loads
+ * nothing of Express's own files. It leans on how Express sets the prototypes: were Express to
+ * stop setting them, or set other objects, requests would be as slow as before, never wrong
+ * (dependency-internals.ts lists it for that reason; test/express-prototypes.test.ts checks it).
  */
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';

@@ -13,42 +13,30 @@
  * parameters. The response check that runs is the validator's, unchanged.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-
-/** What express-openapi-validator's metadata middleware puts on the request. */
-interface OpenApiMetadata {
-  pathParams: Record<string, string>;
-  [field: string]: unknown;
-}
-
-type WithMetadata = Request & { openapi?: OpenApiMetadata };
+import { rememberedMetadata, restoreMetadata, type RememberedMetadata } from './dependency-internals.js';
 
 export type ResponseCheckAfterMatch = (req: Request, res: Response, next: NextFunction, operationId: string, pathParams: Record<string, string>) => void;
 
 /**
  * `metadata` and `responseCheck` are the validator's own `metadataMiddleware` and
- * `responseMiddleware`. `counts` says how many requests took their metadata from memory and how
- * many from the validator's walk (tests read these).
+ * `responseMiddleware` (dependency-internals.ts says what this leans on). `counts` says how many
+ * requests took their metadata from memory and how many from the validator's walk (tests read these).
  */
 export function responseCheckAfterMatch(metadata: RequestHandler, responseCheck: RequestHandler): ResponseCheckAfterMatch & { counts: { remembered: number; walked: number } } {
-  const known = new Map<string, Omit<OpenApiMetadata, 'pathParams'>>();
+  const known = new Map<string, RememberedMetadata>();
   const counts = { remembered: 0, walked: 0 };
   const check: ResponseCheckAfterMatch = (req, res, next, operationId, pathParams) => {
-    const request = req as WithMetadata;
     const remembered = known.get(operationId);
     if (remembered) {
       counts.remembered++;
-      // As the metadata middleware leaves them.
-      request.openapi = { ...remembered, pathParams };
-      request.params = pathParams;
+      restoreMetadata(req, remembered, pathParams);
       return void responseCheck(req, res, next);
     }
     counts.walked++;
     void metadata(req, res, (error?: unknown) => {
       if (error) return next(error);
-      if (request.openapi) {
-        const { pathParams: _own, ...rest } = request.openapi;
-        known.set(operationId, rest);
-      }
+      const found = rememberedMetadata(req);
+      if (found) known.set(operationId, found);
       return void responseCheck(req, res, next);
     });
   };

@@ -18,18 +18,12 @@ import { byteLimitViolations, hasByteLimits } from './byte-limits.js';
 import { compileRequestValidation } from './compiled-request-validation.js';
 import { answeredByListener } from './contract-server.js';
 import { ApiError, envelopeOf, errorHeaders, refused, type ValidationIssue } from './errors.js';
-import { installLazySpecValidator } from './lazy-spec-validator.js';
 import type { Logger } from './logger.js';
 import { middlewareChain } from './middleware-chain.js';
 import { createOperationRouter, type OperationRouter } from './operation-router.js';
 import { newRequestId } from './request-id.js';
-import { installRefLookupWithoutCompile } from './ref-lookup-without-compile.js';
-import { installRouteMatcherCache } from './route-matcher-cache.js';
 import { responseCheckAfterMatch } from './response-check-after-match.js';
-
-installRouteMatcherCache();
-installLazySpecValidator();
-installRefLookupWithoutCompile();
+import { validatorOnFirstUse } from './validator-on-first-use.js';
 
 /** The contract's body limit for every operation (info.x-gateway-limits.maxBodyBytes; DECISIONS.md "Limits not shown"). */
 export const BODY_LIMIT_BYTES = gatewayLimits.maxBodyBytes;
@@ -323,18 +317,14 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     // instead of the validator's own router, which matched every request against every route again.
     operationHandlers: false,
   } as const;
-  const validator = OpenApiValidator.middleware({ ...validatorOptions, validateRequests: { ...validatorOptions.validateRequests } }) as unknown as RequestHandler[];
-  const validatorStep = (name: string) => {
-    const step = validator.find((handler) => handler.name === name);
-    if (!step) throw new Error(`express-openapi-validator has no ${name}: the compiled request validation needs updating`);
-    return step;
-  };
-  const wholeValidator = middlewareChain(...validator);
+  const validator = validatorOnFirstUse(() => OpenApiValidator.middleware({ ...validatorOptions, validateRequests: { ...validatorOptions.validateRequests } }) as unknown as RequestHandler[]);
+  app.locals.validator = validator;
+  const wholeValidator = validator.whole;
   // After a compiled pass, only what response validation needs of the validator: its route
   // metadata, remembered per operation, and the response check (none when responses are not validated).
-  const responseCheck = options.validateResponses ? responseCheckAfterMatch(validatorStep('metadataMiddleware'), validatorStep('responseMiddleware')) : undefined;
+  const responseCheck = options.validateResponses ? responseCheckAfterMatch(validator.step('metadataMiddleware'), validator.step('responseMiddleware')) : undefined;
   app.locals.responseCheck = responseCheck?.counts;
-  const compiled = options.compiledRequestValidation === false ? undefined : compileRequestValidation(document, { ...validatorOptions, validateRequests: { ...validatorOptions.validateRequests } });
+  const compiled = options.compiledRequestValidation === false ? undefined : compileRequestValidation(document);
   app.locals.compiledRequestValidation = compiled?.counts;
   const validateRequest: RequestHandler = (req, res, next) => {
     const { operation, pathParams } = requestContext(res);
