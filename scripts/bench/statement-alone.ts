@@ -15,11 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applicationName, openDatabase, type Database } from '@gateway-minds/db';
-import { DEFAULT_REGION, MINDS_PAGE_COST, migrationsDir } from '../../apps/minds/src/service.js';
-import { deriveStatus } from '../../apps/minds/src/controller/state.js';
-import { MIND_SERVICES } from '../../apps/minds/src/minds/lifecycle.js';
-import { resolveCapacity } from '../../apps/minds/src/minds/profiles.js';
-import { mindViewReader, type Tenant } from '../../apps/minds/src/minds/store.js';
+import { DEFAULT_REGION, MINDS_PAGE_COST, migrationsDir, deriveStatus, MIND_SERVICES, resolveCapacity, mindViewReader, type Tenant } from '@gateway-minds/minds/internals';
 import { cpuMs } from './figures.js';
 
 export interface StatementAlone {
