@@ -118,8 +118,6 @@ export function requireGatewayAssertion(publicKey: CryptoKey, audience: string):
   };
 }
 
-export { assertionKeyFiles, ensureAssertionKeys, type AssertionKeyFiles } from './assertion-keys.js';
-
 /** Reads a JWK file, or null when it does not exist. */
 export async function readAssertionKey(file: string): Promise<CryptoKey | null> {
   const { existsSync, readFileSync } = await import('node:fs');
