@@ -20,8 +20,8 @@ const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** Read from the environment but not settings of this project: each says why. */
 const NOT_SETTINGS: Record<string, string> = {
-  PATH: 'passed through to a child process (apps/conformance)',
-  HOME: 'passed through to a child process (apps/conformance)',
+  PATH: 'passed through to a child process (scripts/conformance)',
+  HOME: 'passed through to a child process (scripts/conformance)',
   VITEST: 'set by the test runner; the logger goes quiet under it',
 };
 

@@ -5,7 +5,7 @@
  * and the real stack, and for the Prism mock's own suite.
  */
 import { operationTable, type OperationId } from '@gateway-minds/contract';
-import { declaredResponse, responseProblems } from '@gateway-minds/testkit/contract-judge';
+import { declaredResponse, responseProblems } from './index.js';
 import type { Exchange } from './scenario.js';
 
 /** Problems with one exchange; [] when the contract declares exactly this answer. */

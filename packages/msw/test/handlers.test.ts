@@ -9,12 +9,12 @@
  */
 import { createClient } from '@gateway-minds/client';
 import { operationIds, operationPath, operationTable, type OperationId } from '@gateway-minds/contract';
-import { dereferenced } from '@gateway-minds/testkit/contract-judge';
+import { dereferenced } from '@gateway-minds/contract-judge';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHandlers, defaultDocsBaseUrl, exampleDocsBaseUrl, exampleTable } from '../src/index.js';
-import { readScenario, recordingFetch, scenarioOperations, type Exchange } from './scenario.js';
-import { specProblems } from './spec-check.js';
+import { readScenario, recordingFetch, scenarioOperations, type Exchange } from '@gateway-minds/contract-judge/scenario';
+import { specProblems } from '@gateway-minds/contract-judge/spec-check';
 
 const baseUrl = 'http://gateway.test';
 const server = setupServer(...createHandlers({ baseUrl }));

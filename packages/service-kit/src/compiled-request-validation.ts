@@ -16,7 +16,7 @@
  * a repeated or bracketed name, an array or object parameter, a `content` parameter, a cookie
  * parameter), goes through express-openapi-validator unchanged, which refuses it with the same
  * error as before. So this may only ever say yes where the validator says yes:
- * `apps/conformance/test/compiled-validation.test.ts` holds it to that on the generated hostile
+ * `scripts/conformance/test/compiled-validation.test.ts` holds it to that on the generated hostile
  * requests, answer for answer.
  *
  * Why not Ajv's standalone code at build time: the validator's request Ajv carries `readOnly` and

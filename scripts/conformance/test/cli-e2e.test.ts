@@ -11,7 +11,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorCatalog } from '@gateway-minds/contract';
 import { startStack, type Stack } from '@gateway-minds/testkit';
-import { spawnCli } from './support/run.js';
+import { spawnCli } from '../src/consumers.js';
 
 let stack: Stack;
 let env: Record<string, string>;

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '@gateway-minds/testkit';
-import { createClient, dpopThumbprint, generateDpopKey, NotFoundError, PermissionDeniedError, BadRequestError, type GatewayMindsClient, type MindStatus } from '../src/index.js';
+import { createClient, dpopThumbprint, generateDpopKey, NotFoundError, PermissionDeniedError, BadRequestError, type GatewayMindsClient, type MindStatus } from '@gateway-minds/client';
 
 let stack: Stack;
 let client: GatewayMindsClient;

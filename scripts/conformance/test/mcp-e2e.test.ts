@@ -11,14 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { dpopThumbprint } from '@gateway-minds/client';
 import { startStack, type Stack } from '@gateway-minds/testkit';
-import { connect, parsed } from './support/mcp.js';
+import { connectMcp, parsed } from '../src/consumers.js';
 
 let stack: Stack;
 let mcp: Client;
 
 beforeAll(async () => {
   stack = await startStack();
-  mcp = await connect([], { GATEWAY_MINDS_URL: stack.url, GATEWAY_MINDS_TOKEN: (await stack.issue('bridge_session')).token });
+  mcp = await connectMcp([], { GATEWAY_MINDS_URL: stack.url, GATEWAY_MINDS_TOKEN: (await stack.issue('bridge_session')).token });
 });
 afterAll(async () => {
   await mcp?.close();
@@ -72,7 +72,7 @@ describe('gateway-minds-mcp against the real stack', () => {
     const keyFile = join(mkdtempSync(join(tmpdir(), 'mcp-dpop-')), 'agent.jwk.json');
     writeFileSync(keyFile, JSON.stringify(await exportJWK(keys.privateKey)));
     const agentToken = await stack.issue('agent_token', { agent_id: agent.id, dpop_jkt: await dpopThumbprint(keys.publicKey) });
-    const agentMcp = await connect(['--tags', 'Agent memory'], { GATEWAY_MINDS_URL: stack.url, GATEWAY_MINDS_TOKEN: agentToken.token, GATEWAY_MINDS_DPOP_KEY: keyFile });
+    const agentMcp = await connectMcp(['--tags', 'Agent memory'], { GATEWAY_MINDS_URL: stack.url, GATEWAY_MINDS_TOKEN: agentToken.token, GATEWAY_MINDS_DPOP_KEY: keyFile });
     try {
       expect((await agentMcp.listTools()).tools.every((t) => t.name.startsWith('minds_agent'))).toBe(true);
       const agentEvent = randomUUID();

@@ -1,7 +1,7 @@
 /**
  * One built page, three backends, in a real Chromium (the system's, or the one @sparticuz/chromium
- * ships, through the docs-site browser test's launcher): the typed client's read scenario
- * (./scenario.ts: a list walk, a read, a typed 404 and a typed 401) runs against
+ * ships, through @gateway-minds/browser-testing): the typed client's read scenario
+ * (@gateway-minds/contract-judge/scenario: a list walk, a read, a typed 404 and a typed 401) runs against
  * - the MSW handlers in the service worker (`mockServiceWorker.js`, generated here by `msw init`,
  *   never committed), every answer from the worker and none from the network;
  * - the Prism mock (`npm run mock`), across origins;
@@ -24,13 +24,13 @@ import { build } from 'esbuild';
 import { setupServer } from 'msw/node';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../../apps/docs/test/browser.js';
-import { createHandlers } from '../src/index.js';
-import type { Backend } from './browser/page.js';
-import { startNpmStart, type NpmStart } from './npm-start.js';
-import { startPrismMock, type PrismMock } from './prism.js';
-import { readScenario, recordingFetch, scenarioOperations, shapeOf, type Exchange } from './scenario.js';
-import { specProblems } from './spec-check.js';
+import { launchChromium } from '@gateway-minds/browser-testing';
+import { createHandlers } from '@gateway-minds/msw';
+import type { Backend } from '../src/msw/page.js';
+import { startNpmStart, type NpmStart } from '../src/msw/npm-start.js';
+import { startPrismMock, type PrismMock } from '../src/msw/prism.js';
+import { readScenario, recordingFetch, scenarioOperations, shapeOf, type Exchange } from '@gateway-minds/contract-judge/scenario';
+import { specProblems } from '@gateway-minds/contract-judge/spec-check';
 
 /** A host name Chromium resolves to this machine: a page origin the gateway's default does not allow. */
 const foreignHost = 'front-end.test';
@@ -48,7 +48,7 @@ beforeAll(async () => {
   const init = spawnSync(process.execPath, [mswCli, 'init', siteDir, '--no-save'], { encoding: 'utf8' });
   expect(init.status, `msw init: ${init.stderr}${init.stdout}`).toBe(0);
   await build({
-    entryPoints: [join(import.meta.dirname, 'browser/page.ts')],
+    entryPoints: [join(import.meta.dirname, '../src/msw/page.ts')],
     bundle: true,
     format: 'esm',
     platform: 'browser',

@@ -1,8 +1,8 @@
 /**
  * The three ways a front-end mocks, side by side: the client's read scenario
- * (./scenario.ts) against the MSW handlers (msw/node), the Prism mock
+ * (@gateway-minds/contract-judge/scenario) against the MSW handlers (msw/node), the Prism mock
  * (`npm run mock`) and the real stack (`npm start`'s wiring, in-process through
- * packages/testkit). Every answer of each validates against the contract, and
+ * apps/testkit). Every answer of each validates against the contract, and
  * the three agree on the shape of every result, so code written against one
  * runs against the others. README, "The mock, for front-end teams":
  * "Switching between the mock and the real stack changes only the base URL".
@@ -10,13 +10,13 @@
 import { createClient } from '@gateway-minds/client';
 import { operationIds, operationTable, type OperationId } from '@gateway-minds/contract';
 import { startStack, type Stack } from '@gateway-minds/testkit';
-import { contractRequest } from '@gateway-minds/testkit/contract-judge';
+import { contractRequest } from '@gateway-minds/contract-judge';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHandlers, exampleTable } from '../src/index.js';
-import { startPrismMock, type PrismMock } from './prism.js';
-import { readScenario, recordingFetch, scenarioOperations, shapeOf, type Exchange } from './scenario.js';
-import { specProblems } from './spec-check.js';
+import { createHandlers, exampleTable } from '@gateway-minds/msw';
+import { startPrismMock, type PrismMock } from '../src/msw/prism.js';
+import { readScenario, recordingFetch, scenarioOperations, shapeOf, type Exchange } from '@gateway-minds/contract-judge/scenario';
+import { specProblems } from '@gateway-minds/contract-judge/spec-check';
 
 const mswBaseUrl = 'http://msw.test';
 /** The docs site a team uses: both mocks are told it (DOCS_BASE_URL for Prism, docsBaseUrl for the handlers), and every docs_url compared below points into it. */

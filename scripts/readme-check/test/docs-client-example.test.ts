@@ -1,8 +1,9 @@
 /**
  * The docs site's getting-started client example, as built into the site: it is the README's
- * client example line for line, and it type-checks against this client as built (TypeScript's own
- * compiler judges, with the repository's compiler settings). Here rather than in apps/docs because
- * the client's build comes before its own tests; the site's is there too (testkit serves it).
+ * client example line for line, and it type-checks against the client as built (TypeScript's own
+ * compiler judges, with the repository's compiler settings). Here, beside the other checks of what
+ * the README and the getting-started page show, because both the client and the site are built
+ * before these tests run.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * `npm run release:pack [-- --out <folder>]`: the published packages, from this checkout, as npm
- * tarballs in one folder (default apps/release/dist/packs), and the one `npm install` line that
+ * tarballs in one folder (default scripts/release/dist/packs), and the one `npm install` line that
  * installs them together in another project. Together, because each pins the others at exactly its
  * own version (DECISIONS.md, "Which package version speaks which API version"): the client alone
  * would ask the registry for its contract, which is not there before the first release.
@@ -65,7 +65,7 @@ export function packPublished(options: { folder: string; build: boolean }): Pack
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const { values } = parseArgs({ options: { out: { type: 'string' }, 'no-build': { type: 'boolean', default: false } } });
-  const result = packPublished({ folder: values.out ?? join(repoRoot, 'apps/release/dist/packs'), build: !values['no-build'] });
+  const result = packPublished({ folder: values.out ?? join(repoRoot, 'scripts/release/dist/packs'), build: !values['no-build'] });
   console.log(`Packed ${result.packages.length} packages into ${result.folder}:`);
   for (const p of result.packages) console.log(`  ${p.name}@${p.version}`);
   console.log('\nIn another project, install them together (their pins on each other resolve to these files):\n');

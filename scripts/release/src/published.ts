@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { renderReleaseEntry, type ReleaseHistory } from '@gateway-minds/spec-review-cli/changelog';
+import { renderReleaseEntry, type ReleaseHistory } from '@gateway-minds/spec-history/changelog';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 

@@ -7,8 +7,8 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { buildReleaseHistory, lastRelease, reviewChanges } from '@gateway-minds/spec-review-cli/changelog';
-import { bundleSpec, extractAt } from '@gateway-minds/spec-review-cli/sources';
+import { buildReleaseHistory, lastRelease, reviewChanges } from '@gateway-minds/spec-history/changelog';
+import { bundleSpec, extractAt } from '@gateway-minds/spec-history/sources';
 import { bumpFor, bumpMeaning, nextVersion, type Bump } from './bump.js';
 import { publishedDocsUrl, publishedPackages, writeChangelogs, writeSpecVersion, writeVersions } from './published.js';
 

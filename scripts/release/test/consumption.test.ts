@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { errorCatalog, operationIds, operationPath, operationTable } from '@gateway-minds/contract';
 import { startStack, type IssuedCredential, type Stack } from '@gateway-minds/testkit';
-import { dereferenced } from '@gateway-minds/testkit/contract-judge';
+import { dereferenced } from '@gateway-minds/contract-judge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishedPackages, readManifest, repoRoot } from '../src/published.js';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { toyApi } from '../../../packages/spec-review/test/fixtures/toy-api.js';
+import { toyApi } from '@gateway-minds/spec-review/toy-api';
 import { localChangelogLinks, publishedPackages, publishedDocsUrl, readManifest, specVersion } from '../src/published.js';
 import { cutRelease, planRelease, previewMarkdown } from '../src/release.js';
 
@@ -26,7 +26,7 @@ function git(...args: string[]): string {
 describe('a release', () => {
   git('init', '-q', '-b', 'main');
   mkdirSync(join(repo, 'spec'));
-  cpSync(join(import.meta.dirname, '../../../scripts/spec-review/test/fixtures/redocly.yaml'), join(repo, 'redocly.yaml'));
+  cpSync(join(import.meta.dirname, '../../../scripts/spec-history/test/fixtures/redocly.yaml'), join(repo, 'redocly.yaml'));
   writeFileSync(join(repo, 'spec/openapi.yaml'), stringify(toyApi()));
   for (const { name, dir } of publishedPackages) {
     mkdirSync(join(repo, dir), { recursive: true });

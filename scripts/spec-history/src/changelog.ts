@@ -3,7 +3,7 @@
  * the one before it, and the changes made since the last release (unreleased). A release is a git
  * tag `v<version>`; before the first tag, the commit where `info.version` first took a value stands
  * for that version's release. This one data set feeds the packages' CHANGELOG.md (written when a
- * release is cut, apps/release) and the docs site's Changelog page (`npm run spec:changelog --
+ * release is cut, scripts/release) and the docs site's Changelog page (`npm run spec:changelog --
  * --format json`), so the two never say different things.
  */
 import { spawnSync } from 'node:child_process';
@@ -26,7 +26,7 @@ export interface ReleaseEntry {
   previous: string | null;
   /** The first version: nothing to compare it with. */
   initial: boolean;
-  /** What the version number says (major, minor, patch); null when unreleased (see apps/release for the preview). */
+  /** What the version number says (major, minor, patch); null when unreleased (see scripts/release for the preview). */
   bump: Bump | null;
   added: OperationRef[];
   removed: OperationRef[];

@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { toyApi, type Doc } from '../../../packages/spec-review/test/fixtures/toy-api.js';
+import { toyApi, type Doc } from '@gateway-minds/spec-review/toy-api';
 import { buildReleaseHistory, lastRelease, releasePoints, renderChangelogMarkdown } from '../src/changelog.js';
 
 const repo = mkdtempSync(join(tmpdir(), 'spec-changelog-test-'));

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { toyApi, type Doc } from '../../../packages/spec-review/test/fixtures/toy-api.js';
+import { toyApi, type Doc } from '@gateway-minds/spec-review/toy-api';
 
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const tsxLoader = import.meta.resolve('tsx');

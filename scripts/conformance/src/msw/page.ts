@@ -7,8 +7,8 @@
  */
 import { createClient } from '@gateway-minds/client';
 import { setupWorker } from 'msw/browser';
-import { createHandlers } from '../../src/index.js';
-import { readScenario, recordingFetch, type Exchange } from '../scenario.js';
+import { createHandlers } from '@gateway-minds/msw';
+import { readScenario, recordingFetch, type Exchange } from '@gateway-minds/contract-judge/scenario';
 
 export type Backend = { kind: 'msw' } | { kind: 'server'; baseUrl: string; token: string; notFoundHeaders: Record<string, string> };
 
