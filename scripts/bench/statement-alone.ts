@@ -6,9 +6,7 @@
  * (on PostgreSQL, the server processes of its own connections too) is the least a getMind can cost
  * in its database, so added to the read through the gateway without a database it is a floor under
  * the forwarded read: lower than the truth, since inside a busy server the statement shares the
- * caches with HTTP. Measured on PGlite (2026-11-24, before reads were gathered): 30 µs a read alone; with about 50 µs of
- * JavaScript (JSON and arrays) run between reads in the same process, 41 µs a read beyond that work.
- * A neighbour on the other core, spinning or streaming through 64 MiB, changed nothing.
+ * caches with HTTP (what it measured before reads were gathered: bench/README.md).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

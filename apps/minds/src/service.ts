@@ -72,12 +72,10 @@ export interface MindsService {
  * The planner's price of reading a page, for the Minds database's sessions: the pages its
  * statements read (a namespace's newest events, the text index, one Mind's rows) are in memory,
  * and PostgreSQL's defaults (1 sequential, 4 random) price a read from disk. Its documentation
- * advises equal, low costs, "for example, 0.1", when the data is in memory. Measured on the
- * memory search over scripts/bench/search.ts's data (PostgreSQL 15, 7 runs each): with the defaults, the
- * planner walked the recency index for a pair of common words at 100k events (12.4 ms) where the
- * text index takes 4.0 ms, because it expects twice the matches there are; at 0.1 it reads the
- * text index there and still walks at 1M, where the text index costs 24 ms. No other term or size
- * changed plan (a rare word and a common one, at 10k, 100k and 1M).
+ * advises equal, low costs, "for example, 0.1", when the data is in memory. With the defaults the
+ * planner walks the recency index for a pair of common words where the text index is three times
+ * faster, because it expects twice the matches there are; at 0.1 it takes the text index (figures
+ * in bench/README.md).
  */
 export const MINDS_PAGE_COST = 0.1;
 
