@@ -80,7 +80,7 @@ describe('the built folder', () => {
     for (const file of ['index.html', 'reference.html', 'errors.html', 'changelog.html', '404.html', 'openapi.json', 'openapi.yaml', 'style.css']) {
       expect(files, file).toContain(file);
     }
-    // The API changelog (issue 20): linked from every page, the reference included; its entries need the git history CI provides.
+    // The API changelog: linked from every page, the reference included; its entries need the git history CI provides.
     for (const [file, links] of Object.entries(navLinks)) {
       expect(links, file).toEqual(['index.html', 'reference.html', 'errors.html', 'changelog.html', 'openapi.json']);
     }

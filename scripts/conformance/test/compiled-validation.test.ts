@@ -1,7 +1,7 @@
 /**
  * The compiled request validation (packages/service-kit/src/compiled-request-validation.ts) judged
- * by express-openapi-validator itself (issue #22: "Behaviour, error codes and the hostile-input
- * suite's results stay exactly as they are").
+ * by express-openapi-validator itself: it is a faster path to the same answers, so behaviour, error
+ * codes and the hostile-input suite's results are exactly the validator's.
  *
  * Two apps serve every operation of the contract with handlers that echo what they were given
  * (path values, query, headers, body, after validation): one with the compiled validation in
@@ -86,7 +86,7 @@ async function differences(requests: { label: string; request: RawRequest }[]): 
   return { problems: problems.filter((p): p is string => p !== undefined), acceptedByValidator };
 }
 
-describe('compiled request validation answers as express-openapi-validator does (issue #22: behaviour and error codes unchanged)', () => {
+describe('compiled request validation answers as express-openapi-validator does (same behaviour, same error codes)', () => {
   it('the valid samples of every operation: the same answers, and every one taken by the compiled validators', async () => {
     const state: SampleState = { world, saved: {} };
     const requests = validSamples(fixture, world, seed).flatMap((sample) => {

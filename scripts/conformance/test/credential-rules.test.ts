@@ -1,8 +1,8 @@
 /**
- * Credential rules that outside judges checked against the interface's words
- * (issue 18), black-box through the real stack: which session Memory, Mind
- * and usage operations take, which attachment reaches which agent namespace,
- * and which credentials whoami accepts. Each test names the sentence it
+ * Credential rules as the interface words them, black-box through the real
+ * stack: which session Memory, Mind and usage operations take, which
+ * attachment reaches which agent namespace, and which credentials whoami
+ * accepts. Each test names the sentence it
  * follows (gateway-minds-interface.md, section: "words").
  */
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Durability (issue #7, "Proving it"): the Minds service runs as a real child
+ * Durability: the Minds service runs as a real child
  * process (`node apps/minds/dist/main.js`) behind the gateway; it is killed
  * with SIGKILL in the middle of a stream of memory inserts and stop/resume
  * calls with Idempotency-Keys, started again, and then every acknowledged

@@ -1,5 +1,5 @@
 /**
- * Hostile input, generated from the spec (issue #7, "Proving it").
+ * Hostile input, generated from the spec.
  *
  * For every operation of the contract, fast-check generates requests that
  * break ONE constraint of the operation (src/hostile/mutations.ts): a missing

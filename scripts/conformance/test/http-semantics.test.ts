@@ -1,6 +1,6 @@
 /**
- * HTTP behaviour the outside judges of issue 18 checked, through the real gateway to the real
- * Minds service (items 5, 9, 10, 11, 13 and 14): paths the contract does not name, HEAD, reserved
+ * HTTP behaviour a client relies on beyond the contract's operations, through the real gateway to
+ * the real Minds service: paths the contract does not name, HEAD, reserved
  * characters in a query, request-line and header sizes, body limits and deadlines, the rate limit
  * of the unauthenticated verification, and how a client abort is logged.
  *

@@ -186,7 +186,7 @@ describe('the extraction', () => {
 });
 
 describe('every command-line program a workspace names', () => {
-  // Issue 19 item 1: a bin into dist/ is not linked by the first `npm install`; each must be a committed file.
+  // npm links a workspace's bin at install, before any build: a bin inside dist/ would not be linked, so each must be a committed file.
   it('points at a file in git, so that the first npm install links it', () => {
     const tracked = new Set(execFileSync('git', ['ls-files'], { cwd: repoRoot, encoding: 'utf8' }).split('\n'));
     const manifests = execFileSync('git', ['ls-files', '*/package.json', 'package.json'], { cwd: repoRoot, encoding: 'utf8' }).split('\n').filter(Boolean);

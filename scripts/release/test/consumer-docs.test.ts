@@ -1,7 +1,7 @@
 /**
- * The consumer's view comes first (issue 23: "The README and the docs site give the consumer's view
- * first: install the client from npm, point it at a base URL, and the MCP client configuration that
- * works from any directory"), and the two say the same thing.
+ * The consumer's view comes first: the README and the docs site begin with installing the client
+ * from npm, pointing it at a base URL, and the MCP client configuration that works from any
+ * directory, and the two say the same thing.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

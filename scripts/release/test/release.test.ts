@@ -41,7 +41,7 @@ describe('a release', () => {
   changed.components.schemas.NewPet.properties.color = { type: 'string', maxLength: 20 };
   changed.paths['/pets'].get.description = 'Lists pets, newest first.';
   writeFileSync(join(repo, 'spec/openapi.yaml'), stringify(changed));
-  git('commit', '-qam', 'Merge colors: pets have a color (issue 9)');
+  git('commit', '-qam', 'Merge colors: pets have a color');
 
   it('a spec change lands without a version: the version is still the last release', () => {
     expect(parse(readFileSync(join(repo, 'spec/openapi.yaml'), 'utf8')).info.version).toBe('1.0.0');

@@ -34,7 +34,7 @@ describe('the release history', () => {
   git('init', '-q', '-b', 'main');
   mkdirSync(join(repo, 'spec'));
   cpSync(join(import.meta.dirname, 'fixtures/redocly.yaml'), join(repo, 'redocly.yaml'));
-  commit('Merge first-spec: the spec (issue 1)', toyApi());
+  commit('Merge first-spec: the spec', toyApi());
   // 1.1.0, released the old way: a pull request that changed the spec, then one that set the version.
   const v11 = toyApi();
   v11.paths['/pets'].get.description = 'Lists pets.';
