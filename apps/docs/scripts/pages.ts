@@ -459,7 +459,7 @@ curl ${mock}${whoami.path} -H 'Authorization: Bearer ${session.tokenPrefix}any' 
     <p><code>@gateway-minds/client</code> has one method per operation id, typed from the contract, with typed errors.
     With a token from <code>npm run admin -- issue --kind ${session.kind}</code> in <code>GATEWAY_MINDS_TOKEN</code>:</p>
     ${code(clientExample(ctx), { language: 'ts' })}
-    <p>Errors throw <code>ApiError</code> subclasses carrying <code>code</code>, <code>status</code>, <code>docsUrl</code>
+    <p>Errors throw <code>APIError</code> subclasses carrying <code>code</code>, <code>status</code>, <code>docsUrl</code>
     and <code>requestId</code>. Against the mock, set <code>baseUrl</code> to <code>${mock}</code>: the same program runs
     to its end there (any <code>${session.tokenPrefix}…</code> token).</p>
 

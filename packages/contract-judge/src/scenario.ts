@@ -5,7 +5,7 @@
  * `recordingFetch` keeps every answer (operation, status, body) for the Node
  * side to validate against the spec; `shapeOf` is what the three must agree on.
  */
-import { ApiError, AuthenticationError, createClient, matchOperation, type GatewayMindsClient } from '@gateway-minds/client';
+import { APIError, AuthenticationError, createClient, matchOperation, type GatewayMindsClient } from '@gateway-minds/client';
 
 export interface Exchange {
   operationId: string | undefined;
@@ -78,7 +78,7 @@ export async function readScenario(client: GatewayMindsClient, options: Scenario
     await client.minds_getMind({ params: { path: { mind_id: absentMindId } } }, { headers: options.notFoundHeaders ?? {} });
     notFound = 'answered';
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof APIError)) throw error;
     notFound = { status: error.status, code: error.code, body: error.body };
   }
   let unauthorized: unknown;
@@ -86,7 +86,7 @@ export async function readScenario(client: GatewayMindsClient, options: Scenario
     await createClient({ ...client.options, token: undefined }).gateway_getPrincipal();
     unauthorized = 'answered';
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof APIError)) throw error;
     unauthorized = {
       status: error.status,
       code: error.code,
