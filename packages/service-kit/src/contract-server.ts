@@ -16,7 +16,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener,
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { gatewayLimits } from '@gateway-minds/contract';
-import { ApiError, envelopeOf, errorHeaders } from './errors.js';
+import { ServiceError, envelopeOf, errorHeaders } from './errors.js';
 import { serverClassesFor } from './express-prototypes.js';
 import type { Logger } from './logger.js';
 import { newRequestId } from './request-id.js';
@@ -41,9 +41,9 @@ export interface ContractServerOptions {
 type ClientError = Error & { code?: string; rawPacket?: Buffer };
 
 /** The catalog error for a request Node refused before any handler saw it. */
-export function clientErrorOf(error: ClientError): ApiError {
+export function clientErrorOf(error: ClientError): ServiceError {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'HPE_HEADERS_TIMEOUT') {
-    return new ApiError('BAD_REQUEST', `The request was not received within ${REQUEST_READ_TIMEOUT_MS} ms.`, { reason: 'request_read_timeout' });
+    return new ServiceError('BAD_REQUEST', `The request was not received within ${REQUEST_READ_TIMEOUT_MS} ms.`, { reason: 'request_read_timeout' });
   }
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     // The request line, when it arrived in the refused packet, tells whether the path or the query is over its own limit.
@@ -52,11 +52,11 @@ export function clientErrorOf(error: ClientError): ApiError {
     const queryAt = target.indexOf('?');
     const path = queryAt === -1 ? target : target.slice(0, queryAt);
     const query = queryAt === -1 ? '' : target.slice(queryAt + 1);
-    if (path.length > gatewayLimits.maxPathLength) return new ApiError('PATH_INVALID', `The path exceeds ${gatewayLimits.maxPathLength} characters.`);
-    if (query.length > gatewayLimits.maxQueryLength) return new ApiError('QUERY_TOO_LONG', `The query string exceeds ${gatewayLimits.maxQueryLength} characters.`);
-    return new ApiError('BAD_REQUEST', `The request line and headers exceed ${MAX_HEADER_BLOCK_BYTES} bytes.`, { reason: 'header_block_too_large' });
+    if (path.length > gatewayLimits.maxPathLength) return new ServiceError('PATH_INVALID', `The path exceeds ${gatewayLimits.maxPathLength} characters.`);
+    if (query.length > gatewayLimits.maxQueryLength) return new ServiceError('QUERY_TOO_LONG', `The query string exceeds ${gatewayLimits.maxQueryLength} characters.`);
+    return new ServiceError('BAD_REQUEST', `The request line and headers exceed ${MAX_HEADER_BLOCK_BYTES} bytes.`, { reason: 'header_block_too_large' });
   }
-  return new ApiError('BAD_REQUEST', 'The request is not well-formed HTTP/1.1.', { reason: 'malformed_http' });
+  return new ServiceError('BAD_REQUEST', 'The request is not well-formed HTTP/1.1.', { reason: 'malformed_http' });
 }
 
 export function createContractServer(handler: RequestListener, options: ContractServerOptions): Server {

@@ -1,4 +1,4 @@
-export { ApiError, envelopeOf, errorHeaders, type ApiErrorDetails, type ValidationIssue } from './errors.js';
+export { ServiceError, envelopeOf, errorHeaders, type ServiceErrorDetails, type ValidationIssue } from './errors.js';
 export { wwwAuthenticateFor } from './challenge.js';
 export { newRequestId, newPrefixedId } from './request-id.js';
 export { createLogger, type Logger } from './logger.js';

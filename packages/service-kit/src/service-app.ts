@@ -17,7 +17,7 @@ import { jsonBodyReader } from './body-reader.js';
 import { byteLimitViolations, hasByteLimits } from './byte-limits.js';
 import { compileRequestValidation } from './compiled-request-validation.js';
 import { answeredByListener } from './contract-server.js';
-import { ApiError, envelopeOf, errorHeaders, type ValidationIssue } from './errors.js';
+import { ServiceError, envelopeOf, errorHeaders, type ValidationIssue } from './errors.js';
 import { installLazySpecValidator } from './lazy-spec-validator.js';
 import type { Logger } from './logger.js';
 import { middlewareChain } from './middleware-chain.js';
@@ -83,11 +83,11 @@ export interface ServiceAppOptions {
   /** Headers to add to every response. */
   responseHeaders?: Record<string, string>;
   /**
-   * Maps an error that is not an ApiError to the catalog before it would become INTERNAL_ERROR:
+   * Maps an error that is not a ServiceError to the catalog before it would become INTERNAL_ERROR:
    * a service's own knowledge of its failures (a lost database is its unavailability code).
    * Returns undefined for errors it does not know.
    */
-  mapError?: (err: unknown, context: RequestContext | undefined) => ApiError | undefined;
+  mapError?: (err: unknown, context: RequestContext | undefined) => ServiceError | undefined;
   /**
    * Requests valid by the operation's compiled validators skip express-openapi-validator
    * (compiled-request-validation.ts); the rest still go through it. Default true; false sends
@@ -122,11 +122,11 @@ function documentFor(operations: readonly OperationFacts[]): OpenApiDocument {
  * where the operation takes none, a body on an operation without one, a
  * missing or non-JSON body where one is required.
  */
-export function shapeError(req: Request, operation: OperationFacts, integerQuery: ReadonlySet<string> = new Set()): ApiError | undefined {
+export function shapeError(req: Request, operation: OperationFacts, integerQuery: ReadonlySet<string> = new Set()): ServiceError | undefined {
   const queryAt = req.originalUrl.indexOf('?');
   const hasQuery = queryAt !== -1 && queryAt < req.originalUrl.length - 1;
   if (hasQuery && !operation.parameters.some((p) => p.in === 'query')) {
-    return new ApiError('QUERY_NOT_ALLOWED', 'This operation takes no query parameters.');
+    return new ServiceError('QUERY_NOT_ALLOWED', 'This operation takes no query parameters.');
   }
   if (hasQuery) {
     // Checked on the raw query: the parser silently drops names such as
@@ -136,11 +136,11 @@ export function shapeError(req: Request, operation: OperationFacts, integerQuery
     try {
       params = new URLSearchParams(req.originalUrl.slice(queryAt + 1));
     } catch {
-      return new ApiError('INVALID_QUERY', 'The query string is malformed.');
+      return new ServiceError('INVALID_QUERY', 'The query string is malformed.');
     }
     const seen = new Set<string>();
     for (const [name, value] of params) {
-      const issue = (message: string) => new ApiError('INVALID_QUERY', 'The query parameters failed validation.', { errors: [{ location: `query.${name}`.slice(0, 512), message }] });
+      const issue = (message: string) => new ServiceError('INVALID_QUERY', 'The query parameters failed validation.', { errors: [{ location: `query.${name}`.slice(0, 512), message }] });
       if (!declared.has(name)) return issue('is not a parameter of this operation');
       if (seen.has(name)) return issue('is repeated');
       seen.add(name);
@@ -148,12 +148,12 @@ export function shapeError(req: Request, operation: OperationFacts, integerQuery
       if (integerQuery.has(name) && !/^-?(0|[1-9][0-9]{0,15})$/.test(value)) return issue('must be a whole number written in decimal');
     }
   }
-  if (!operation.hasRequestBody) return hasBody(req) ? new ApiError('BODY_NOT_ALLOWED', 'This operation takes no body.') : undefined;
-  if (!hasBody(req) || !isJson(req)) return new ApiError('JSON_REQUIRED', 'The body must be application/json.');
+  if (!operation.hasRequestBody) return hasBody(req) ? new ServiceError('BODY_NOT_ALLOWED', 'This operation takes no body.') : undefined;
+  if (!hasBody(req) || !isJson(req)) return new ServiceError('JSON_REQUIRED', 'The body must be application/json.');
   // A declared length over the limit is refused before any byte of the body is read
   // (the body parser would read the whole body first; DECISIONS.md "Limits not shown").
   if (Number(req.headers['content-length']) > BODY_LIMIT_BYTES) {
-    return new ApiError('PAYLOAD_TOO_LARGE', `The body exceeds this operation's limit of ${BODY_LIMIT_BYTES} bytes.`);
+    return new ServiceError('PAYLOAD_TOO_LARGE', `The body exceeds this operation's limit of ${BODY_LIMIT_BYTES} bytes.`);
   }
   return undefined;
 }
@@ -196,17 +196,17 @@ function fromValidatorError(
   err: { status: number; message: string; errors?: { path: string; message: string; errorCode?: string }[]; headers?: { Allow?: string } },
   operation?: OperationFacts,
   invalidHeaderCodes: InvalidHeaderCodes = new Map(),
-): ApiError {
+): ServiceError {
   const issues: ValidationIssue[] = (err.errors ?? []).map((e) => ({ location: issueLocation(e.path), message: e.message }));
   switch (err.status) {
     case 404:
-      return new ApiError('ROUTE_NOT_FOUND', 'No service or operation at this path.');
+      return new ServiceError('ROUTE_NOT_FOUND', 'No service or operation at this path.');
     case 405:
-      return new ApiError('METHOD_NOT_ALLOWED', err.message, { headers: err.headers?.Allow ? { Allow: err.headers.Allow } : {} });
+      return new ServiceError('METHOD_NOT_ALLOWED', err.message, { headers: err.headers?.Allow ? { Allow: err.headers.Allow } : {} });
     case 413:
-      return new ApiError('PAYLOAD_TOO_LARGE', `The body exceeds this operation's limit of ${BODY_LIMIT_BYTES} bytes.`);
+      return new ServiceError('PAYLOAD_TOO_LARGE', `The body exceeds this operation's limit of ${BODY_LIMIT_BYTES} bytes.`);
     case 415:
-      return new ApiError('JSON_REQUIRED', 'The body must be application/json.');
+      return new ServiceError('JSON_REQUIRED', 'The body must be application/json.');
     case 400: {
       const first = issues[0]?.location ?? '';
       const firstIn = (where: string) => first === where || first.startsWith(`${where}.`);
@@ -214,20 +214,20 @@ function fromValidatorError(
         const missing = operation?.parameters.find(
           (p) => p.in === 'header' && p.missingCode && issues.some((i) => i.location === `header.${p.name.toLowerCase()}` && /required/i.test(i.message)),
         );
-        if (missing) return new ApiError(missing.missingCode as ErrorCode, `The ${missing.name} header is required.`, { errors: issues });
+        if (missing) return new ServiceError(missing.missingCode as ErrorCode, `The ${missing.name} header is required.`, { errors: issues });
         const ownCode = invalidHeaderCodes.get(operation?.operationId ?? '')?.get(first.slice('header.'.length));
-        if (ownCode) return new ApiError(ownCode, `The ${first.slice('header.'.length)} header is not of the published shape.`, { errors: issues });
-        return new ApiError('BAD_REQUEST', 'A header failed validation.', { errors: issues });
+        if (ownCode) return new ServiceError(ownCode, `The ${first.slice('header.'.length)} header is not of the published shape.`, { errors: issues });
+        return new ServiceError('BAD_REQUEST', 'A header failed validation.', { errors: issues });
       }
-      if (firstIn('query')) return new ApiError('INVALID_QUERY', 'The query parameters failed validation.', { errors: issues });
+      if (firstIn('query')) return new ServiceError('INVALID_QUERY', 'The query parameters failed validation.', { errors: issues });
       if (firstIn('path')) {
-        return new ApiError('INVALID_IDENTIFIER', 'The identifier in the path is not valid.', { errors: issues });
+        return new ServiceError('INVALID_IDENTIFIER', 'The identifier in the path is not valid.', { errors: issues });
       }
-      return new ApiError('INVALID_ARGUMENT', 'The JSON body is not exactly the published shape.', { errors: issues });
+      return new ServiceError('INVALID_ARGUMENT', 'The JSON body is not exactly the published shape.', { errors: issues });
     }
     default:
       // Only 4xx reach here (a 500 is an answer that broke the contract, handled by the caller).
-      return new ApiError('INTERNAL_ERROR', 'An unexpected error occurred.', { reason: 'validator_error' });
+      return new ServiceError('INTERNAL_ERROR', 'An unexpected error occurred.', { reason: 'validator_error' });
   }
 }
 
@@ -289,14 +289,14 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     const match = router.match(req.method, req.path);
     if (match.kind === 'operation') {
       Object.assign(res.locals.context as RequestContext, { operation: match.operation, pathParams: match.pathParams });
-      if (match.malformed) return next(new ApiError('INVALID_IDENTIFIER', 'An identifier in the path has a malformed percent-encoding.'));
+      if (match.malformed) return next(new ServiceError('INVALID_IDENTIFIER', 'An identifier in the path has a malformed percent-encoding.'));
       return next();
     }
     if (options.unmatched && match.kind === 'not-found') return options.unmatched(req, res, next, router);
     if (match.kind === 'method-not-allowed') {
-      return next(new ApiError('METHOD_NOT_ALLOWED', `The path does not accept ${req.method}.`, { headers: { Allow: match.allow.join(', ') } }));
+      return next(new ServiceError('METHOD_NOT_ALLOWED', `The path does not accept ${req.method}.`, { headers: { Allow: match.allow.join(', ') } }));
     }
-    return next(new ApiError('ROUTE_NOT_FOUND', 'No service or operation at this path.'));
+    return next(new ServiceError('ROUTE_NOT_FOUND', 'No service or operation at this path.'));
   };
   const operationGuard: RequestHandler = (req, res, next) => {
     const guard = options.operationGuards?.[requestContext(res).operation.operationId];
@@ -310,7 +310,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   const parseJson = jsonBodyReader(BODY_LIMIT_BYTES);
   const checkBodyText: RequestHandler = (req, _res, next) => {
     const issues = req.body === undefined ? [] : illFormedStrings(req.body, 'body');
-    return issues.length ? next(new ApiError('INVALID_ARGUMENT', 'The body contains text that cannot be stored as sent.', { errors: issues })) : next();
+    return issues.length ? next(new ServiceError('INVALID_ARGUMENT', 'The body contains text that cannot be stored as sent.', { errors: issues })) : next();
   };
 
   const validatorOptions = {
@@ -357,7 +357,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       schema
         ? (req, res, next) => {
             const issues = byteLimitViolations(schema, req.body);
-            if (issues.length) return next(new ApiError('INVALID_ARGUMENT', 'A field exceeds its UTF-8 byte limit.', { errors: issues }));
+            if (issues.length) return next(new ServiceError('INVALID_ARGUMENT', 'A field exceeds its UTF-8 byte limit.', { errors: issues }));
             return handler(req, res, next);
           }
         : handler,
@@ -378,27 +378,27 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       logger.info({ requestId: context?.requestId, operationId: context?.operation?.operationId, received: err?.received, expected: err?.expected }, 'client aborted the request');
       return;
     }
-    const mapped = err instanceof ApiError ? undefined : options.mapError?.(err, context);
-    let error: ApiError;
-    if (err instanceof ApiError) {
+    const mapped = err instanceof ServiceError ? undefined : options.mapError?.(err, context);
+    let error: ServiceError;
+    if (err instanceof ServiceError) {
       error = err;
     } else if (mapped) {
       error = mapped;
       logger.warn({ err, requestId: context?.requestId, operationId: context?.operation?.operationId }, `answered ${mapped.code}`);
     } else if (err?.type === 'entity.parse.failed') {
-      error = new ApiError('INVALID_ARGUMENT', 'The body is not valid JSON.');
+      error = new ServiceError('INVALID_ARGUMENT', 'The body is not valid JSON.');
     } else if (err?.type === 'entity.verify.failed') {
-      error = new ApiError('INVALID_ARGUMENT', 'The body is not valid UTF-8.');
+      error = new ServiceError('INVALID_ARGUMENT', 'The body is not valid UTF-8.');
     } else if (err?.type === 'entity.too.large') {
-      error = new ApiError('PAYLOAD_TOO_LARGE', `The body exceeds this operation's limit of ${BODY_LIMIT_BYTES} bytes.`);
+      error = new ServiceError('PAYLOAD_TOO_LARGE', `The body exceeds this operation's limit of ${BODY_LIMIT_BYTES} bytes.`);
     } else if (err?.type === 'encoding.unsupported' || err?.type === 'charset.unsupported') {
-      error = new ApiError('JSON_REQUIRED', 'The body must be UTF-8 application/json.');
+      error = new ServiceError('JSON_REQUIRED', 'The body must be UTF-8 application/json.');
     } else if (typeof err?.status === 'number' && err.status < 500 && Array.isArray(err.errors)) {
       error = fromValidatorError(err, context?.operation, invalidHeaderCodes);
     } else {
       const contractViolation = typeof err?.status === 'number' && err.status === 500 && Array.isArray(err.errors);
       logger.error({ err, requestId: context?.requestId, operationId: context?.operation?.operationId }, contractViolation ? 'response broke the contract' : 'unexpected error');
-      error = new ApiError('INTERNAL_ERROR', 'An unexpected error occurred. Quote the request id when reporting it.', {
+      error = new ServiceError('INTERNAL_ERROR', 'An unexpected error occurred. Quote the request id when reporting it.', {
         reason: contractViolation ? 'response_contract_violation' : 'unexpected',
       });
     }

@@ -6,7 +6,7 @@ import type { RequestHandler } from 'express';
 import { errorCatalog, errorCodes, errorDocsUrl, operationTable, type OperationFacts, type Schemas, type ServiceOperationId } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { isDatabaseUnavailable, type Database } from '@gateway-minds/db';
-import { ApiError, requestContext, type HandlerTable, type VerifiedPrincipal } from '@gateway-minds/service-kit';
+import { ServiceError, requestContext, type HandlerTable, type VerifiedPrincipal } from '@gateway-minds/service-kit';
 import type { CredentialStore } from '../iam/credentials.js';
 import type { AdmissionProbe } from '../routing/admission-probe.js';
 import type { StatusProbe } from '../routing/status-probe.js';
@@ -38,7 +38,7 @@ const acceptedDays = usageDays.map((days) => `days=${days}`).join(' or ');
  * (spec/DECISIONS.md, "The gateway usage body").
  */
 export const usageReadGuard: RequestHandler = (req, _res, next) => {
-  const refuse = (why: string) => next(new ApiError('INVALID_ORG_READ', `The usage read ${why}; it accepts only ${acceptedDays} and an optional service.`));
+  const refuse = (why: string) => next(new ServiceError('INVALID_ORG_READ', `The usage read ${why}; it accepts only ${acceptedDays} and an optional service.`));
   if (req.headers['content-length'] && req.headers['content-length'] !== '0') return refuse('carried a body');
   if (req.headers['transfer-encoding']) return refuse('carried a body');
   if (req.path !== usageOperation.path) return refuse('used a non-canonical path');
@@ -88,7 +88,7 @@ export function gatewayHandlers(deps: GatewayRouteDeps): HandlerTable<ServiceOpe
       // A database lost meanwhile is USAGE_UNAVAILABLE (a read: retry it), not a 500.
       const unavailable = (error: unknown): never => {
         if (!isDatabaseUnavailable(error)) throw error;
-        throw new ApiError('USAGE_UNAVAILABLE', 'Usage could not be read from the database; nothing was changed. Retry the read.', { reason: 'database_unavailable' });
+        throw new ServiceError('USAGE_UNAVAILABLE', 'Usage could not be read from the database; nothing was changed. Retry the read.', { reason: 'database_unavailable' });
       };
       await deps.usage.flush().catch(unavailable);
       const to = new Date();

@@ -6,7 +6,7 @@
  */
 import type { RequestHandler } from 'express';
 import { gatewayLimits } from '@gateway-minds/contract';
-import { ApiError } from '@gateway-minds/service-kit';
+import { ServiceError } from '@gateway-minds/service-kit';
 
 /** The interface's limits table ("Gateway path length", "Query string length"), from info.x-gateway-limits. */
 export const MAX_PATH_LENGTH = gatewayLimits.maxPathLength;
@@ -28,8 +28,8 @@ export const gatewayPreflight: RequestHandler = (req, _res, next) => {
   const queryAt = raw.indexOf('?');
   const path = queryAt === -1 ? raw : raw.slice(0, queryAt);
   const query = queryAt === -1 ? '' : raw.slice(queryAt + 1);
-  if (path.length > MAX_PATH_LENGTH) return next(new ApiError('PATH_INVALID', `The path exceeds ${MAX_PATH_LENGTH} characters.`));
-  if (query.length > MAX_QUERY_LENGTH) return next(new ApiError('QUERY_TOO_LONG', `The query string exceeds ${MAX_QUERY_LENGTH} characters.`));
-  if (pathIsForbidden(path)) return next(new ApiError('PATH_INVALID', 'The path contains forbidden characters or encodings.'));
+  if (path.length > MAX_PATH_LENGTH) return next(new ServiceError('PATH_INVALID', `The path exceeds ${MAX_PATH_LENGTH} characters.`));
+  if (query.length > MAX_QUERY_LENGTH) return next(new ServiceError('QUERY_TOO_LONG', `The query string exceeds ${MAX_QUERY_LENGTH} characters.`));
+  if (pathIsForbidden(path)) return next(new ServiceError('PATH_INVALID', 'The path contains forbidden characters or encodings.'));
   next();
 };
