@@ -87,7 +87,7 @@ describe('the MSW handlers', () => {
   });
 
   // DECISIONS, "Which example an MSW handler answers": a selection that names no example is 400 BAD_REQUEST at
-  // header.prefer, listing every selection (three-ways.test.ts holds Prism's answer equal to it).
+  // header.prefer, listing every selection (scripts/conformance/test/msw-three-ways.test.ts holds Prism's answer equal to it).
   it.each([['an unknown name', 'example=NO_SUCH_EXAMPLE'], ['an undeclared status', 'code=418'], ['a name the status lacks', 'code=404, example=PrincipalSession']])(
     'a selection that names no example (%s) is the envelope listing every example',
     async (_label, prefer) => {
