@@ -23,6 +23,7 @@ const NOT_SETTINGS: Record<string, string> = {
   PATH: 'passed through to a child process (scripts/conformance)',
   HOME: 'passed through to a child process (scripts/conformance)',
   VITEST: 'set by the test runner; the logger goes quiet under it',
+  TMPDIR: 'pointed at a folder per version while @sparticuz/chromium extracts its browser, then restored (packages/browser-testing)',
 };
 
 const READS = [
