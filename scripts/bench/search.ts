@@ -10,9 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '@gateway-minds/db';
-import { MINDS_PAGE_COST, migrationsDir } from '../../apps/minds/src/service.js';
-import { insertEvent, OWNER_NAMESPACE, SEARCH_SQL, searchEvents, searchParams, type MemoryScope } from '../../apps/minds/src/memory/store.js';
-import { SEARCH_RANKING_WINDOW } from '../../apps/minds/src/spec.js';
+import { MINDS_PAGE_COST, migrationsDir, insertEvent, OWNER_NAMESPACE, SEARCH_SQL, searchEvents, searchParams, SEARCH_RANKING_WINDOW, type MemoryScope } from '@gateway-minds/minds/internals';
 import { inRoundOrder, percentile } from './figures.js';
 
 /** The owner search's ranking window (x-ranking-window in the spec). */

@@ -12,7 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { operationPath } from '@gateway-minds/contract';
 import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit';
-import { CREATION_CONTEXT_HEADER, IDEMPOTENCY_HEADER } from '../../apps/minds/src/spec.js';
+import { CREATION_CONTEXT_HEADER, IDEMPOTENCY_HEADER } from '@gateway-minds/minds/internals';
 import { freePorts, repoRoot, startProgram, stop } from './processes.js';
 
 export interface Stack {

@@ -6,20 +6,14 @@
  * (on PostgreSQL, the server processes of its own connections too) is the least a getMind can cost
  * in its database, so added to the read through the gateway without a database it is a floor under
  * the forwarded read: lower than the truth, since inside a busy server the statement shares the
- * caches with HTTP. Measured on PGlite (2026-11-24, before reads were gathered): 30 µs a read alone; with about 50 µs of
- * JavaScript (JSON and arrays) run between reads in the same process, 41 µs a read beyond that work.
- * A neighbour on the other core, spinning or streaming through 64 MiB, changed nothing.
+ * caches with HTTP (what it measured before reads were gathered: bench/README.md).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applicationName, openDatabase, type Database } from '@gateway-minds/db';
-import { DEFAULT_REGION, MINDS_PAGE_COST, migrationsDir } from '../../apps/minds/src/service.js';
-import { deriveStatus } from '../../apps/minds/src/controller/state.js';
-import { MIND_SERVICES } from '../../apps/minds/src/minds/lifecycle.js';
-import { resolveCapacity } from '../../apps/minds/src/minds/profiles.js';
-import { mindViewReader, type Tenant } from '../../apps/minds/src/minds/store.js';
+import { DEFAULT_REGION, MINDS_PAGE_COST, migrationsDir, deriveStatus, MIND_SERVICES, resolveCapacity, mindViewReader, type Tenant } from '@gateway-minds/minds/internals';
 import { cpuMs } from './figures.js';
 
 export interface StatementAlone {

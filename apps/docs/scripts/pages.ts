@@ -192,7 +192,7 @@ ${statuses
 }
 
 /**
- * A code block. apps/readme-check runs every shell block and type-checks every
+ * A code block. scripts/readme-check runs every shell block and type-checks every
  * `ts` one; `notRun` says why a block cannot run there, in a comment beside it.
  */
 function code(block: string, options: { language?: 'sh' | 'ts' | 'json'; notRun?: string } = {}): string {
@@ -224,7 +224,7 @@ for await (const m of client.${list}.iterate()) console.log(m.mind_id, m.status)
 
 /**
  * The API's release history as `npm run spec:changelog -- --format json` writes it
- * (scripts/spec-review/src/changelog.ts): the same data the packages' CHANGELOG.md are written from.
+ * (scripts/spec-history/src/changelog.ts): the same data the packages' CHANGELOG.md are written from.
  */
 export interface ChangelogEntry {
   /** null: the changes since the last release. */
@@ -396,7 +396,7 @@ export function gettingStartedPage(ctx: SiteContext): string {
     <p>The client, CLI, MCP server and MSW handlers are npm packages. A package's version is the API version it speaks
     (<code>${escapeHtml(String(ctx.document.info.version))}</code> here), and each package's CHANGELOG.md says what changed
     in the API. Install the client and point it at a gateway's base URL:</p>
-    ${code('npm install @gateway-minds/client', { notRun: 'the packages are on npm only after the first release; apps/release installs these same packages from their tarballs and runs them' })}
+    ${code('npm install @gateway-minds/client', { notRun: 'the packages are on npm only after the first release; scripts/release installs these same packages from their tarballs and runs them' })}
     ${code(npmClientExample(ctx), { language: 'ts' })}
     <p>The CLI: <code>npx -p @gateway-minds/cli gateway-minds ${whoami.operationId}</code> with <code>GATEWAY_MINDS_URL</code>
     and <code>GATEWAY_MINDS_TOKEN</code> set. The MCP server, in an MCP client's configuration (it works from any
@@ -447,7 +447,7 @@ curl ${mock}${whoami.path} -H 'Authorization: Bearer ${session.tokenPrefix}any' 
     <p><code>@gateway-minds/client</code> has one method per operation id, typed from the contract, with typed errors.
     With a token from <code>npm run admin -- issue --kind ${session.kind}</code> in <code>GATEWAY_MINDS_TOKEN</code>:</p>
     ${code(clientExample(ctx), { language: 'ts' })}
-    <p>Errors throw <code>ApiError</code> subclasses carrying <code>code</code>, <code>status</code>, <code>docsUrl</code>
+    <p>Errors throw <code>APIError</code> subclasses carrying <code>code</code>, <code>status</code>, <code>docsUrl</code>
     and <code>requestId</code>. Against the mock, set <code>baseUrl</code> to <code>${mock}</code>: the same program runs
     to its end there (any <code>${session.tokenPrefix}…</code> token).</p>
 

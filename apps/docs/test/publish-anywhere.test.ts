@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSearchIndex, pageEntries, type SearchIndexFile } from '../scripts/search-index.js';
 import { buildSite, contentSecurityPolicy, listedServers, siteSettingsOf, type Server } from '../scripts/site.js';
 import { docsSiteDir, startStaticServer, type StaticServer } from '../src/index.js';
-import { launchChromium } from './browser.js';
+import { launchChromium } from '@gateway-minds/browser-testing';
 
 const specServers = openapiDocument.servers as Server[];
 const scratch = mkdtempSync(join(tmpdir(), 'gateway-minds-docs-test-'));

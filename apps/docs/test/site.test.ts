@@ -1,6 +1,6 @@
 /**
  * The built site, opened in a real Chromium (the system's, or the one
- * @sparticuz/chromium ships: ./browser.ts) driven by playwright-core and served
+ * @sparticuz/chromium ships: @gateway-minds/browser-testing) driven by playwright-core and served
  * the way the gateway serves it, under /docs: every operation and every error
  * code is there, every `docs_url` the servers emit lands on an existing anchor,
  * `reference.html#operation/<id>` and every sidebar link open without a 404, the
@@ -18,7 +18,7 @@ import { openapiDocument } from '@gateway-minds/contract/document';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docsSiteDir, externalResourceUrls, startStaticServer, type StaticServer } from '../src/index.js';
-import { launchChromium } from './browser.js';
+import { launchChromium } from '@gateway-minds/browser-testing';
 
 const resultsDir = join(import.meta.dirname, '../.test-results');
 /** Where the gateway mounts the site; DOCS_BASE_URL is `<gateway>/docs`. */
@@ -80,7 +80,7 @@ describe('the built folder', () => {
     for (const file of ['index.html', 'reference.html', 'errors.html', 'changelog.html', '404.html', 'openapi.json', 'openapi.yaml', 'style.css']) {
       expect(files, file).toContain(file);
     }
-    // The API changelog (issue 20): linked from every page, the reference included; its entries need the git history CI provides.
+    // The API changelog: linked from every page, the reference included; its entries need the git history CI provides.
     for (const [file, links] of Object.entries(navLinks)) {
       expect(links, file).toEqual(['index.html', 'reference.html', 'errors.html', 'changelog.html', 'openapi.json']);
     }

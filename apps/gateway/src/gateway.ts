@@ -16,7 +16,7 @@ import { operationTable, type OperationFacts } from '@gateway-minds/contract';
 import { docsSiteDir, setSiteHeaders } from '@gateway-minds/docs';
 import { openDatabase, type Database } from '@gateway-minds/db';
 import {
-  ApiError,
+  ServiceError,
   BODY_LIMIT_BYTES,
   createLogger,
   createOperationRouter,
@@ -153,9 +153,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   async function forwardUnnamed(req: Request, res: Response): Promise<void> {
     const service = /^\/v1\/([^/]+)\//.exec(req.path)?.[1];
     const upstream = service === undefined ? undefined : registry.get(service);
-    if (!upstream) throw new ApiError('ROUTE_NOT_FOUND', 'No service or operation at this path.');
+    if (!upstream) throw new ServiceError('ROUTE_NOT_FOUND', 'No service or operation at this path.');
     if (!upstream.enabled) {
-      throw new ApiError('SERVICE_DISABLED', `The ${upstream.name} service is registered but not enabled.`, { retryAfterSeconds: upstream.disabledRetryAfterSeconds });
+      throw new ServiceError('SERVICE_DISABLED', `The ${upstream.name} service is registered but not enabled.`, { retryAfterSeconds: upstream.disabledRetryAfterSeconds });
     }
     await consumeForAddress(unnamedPathLimiter, req);
     await forward(
@@ -170,17 +170,17 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
       const match = forwardedRouter.match(req.method, req.path);
       if (match.kind === 'not-found') return await forwardUnnamed(req, res);
       if (match.kind === 'method-not-allowed') {
-        throw new ApiError('METHOD_NOT_ALLOWED', `The path does not accept ${req.method}.`, { headers: { Allow: match.allow.join(', ') } });
+        throw new ServiceError('METHOD_NOT_ALLOWED', `The path does not accept ${req.method}.`, { headers: { Allow: match.allow.join(', ') } });
       }
       const { operation } = match;
       Object.assign(requestContext(res), { operation, pathParams: match.pathParams });
       const upstream = registry.get(operation.service);
-      if (!upstream) throw new ApiError('ROUTE_NOT_FOUND', `No service ${operation.service} is registered.`);
+      if (!upstream) throw new ServiceError('ROUTE_NOT_FOUND', `No service ${operation.service} is registered.`);
       const principal = await authenticateFor(req, res, operation);
       if (!upstream.enabled) {
-        throw new ApiError('SERVICE_DISABLED', `The ${upstream.name} service is registered but not enabled.`, { retryAfterSeconds: upstream.disabledRetryAfterSeconds });
+        throw new ServiceError('SERVICE_DISABLED', `The ${upstream.name} service is registered but not enabled.`, { retryAfterSeconds: upstream.disabledRetryAfterSeconds });
       }
-      if (!assertionFor) throw new ApiError('FLOCKS_SIGNING_KEY_MISSING', 'The service is routed without its verification key; nothing was forwarded.');
+      if (!assertionFor) throw new ServiceError('FLOCKS_SIGNING_KEY_MISSING', 'The service is routed without its verification key; nothing was forwarded.');
       const shape = shapeError(req, operation);
       if (shape) throw shape;
       if (operation.hasRequestBody) await new Promise<void>((resolve, reject) => readRawBody(req, res, (err?: unknown) => (err ? reject(err) : resolve())));

@@ -4,7 +4,7 @@
  * attaching an agent) and copies the agent's DID and creation time.
  */
 import type { ErrorReason } from '@gateway-minds/contract';
-import { ApiError, ASSERTION_HEADER } from '@gateway-minds/service-kit';
+import { ServiceError, ASSERTION_HEADER } from '@gateway-minds/service-kit';
 
 export interface AgentRecord {
   id: string;
@@ -22,7 +22,7 @@ export interface AgentLookupContext {
 }
 
 export interface AgentDirectory {
-  /** The agent, or null when it does not exist in ctx.org. Throws ApiError when the directory cannot answer. */
+  /** The agent, or null when it does not exist in ctx.org. Throws ServiceError when the directory cannot answer. */
   find(agentId: string, ctx: AgentLookupContext): Promise<AgentRecord | null>;
 }
 
@@ -49,7 +49,7 @@ export class HttpAgentDirectory implements AgentDirectory {
   }
 
   async find(agentId: string, ctx: AgentLookupContext): Promise<AgentRecord | null> {
-    const unavailable = (why: ErrorReason<'SERVICE_UNAVAILABLE'>) => new ApiError('SERVICE_UNAVAILABLE', 'The agent directory is unavailable; try again.', { reason: why });
+    const unavailable = (why: ErrorReason<'SERVICE_UNAVAILABLE'>) => new ServiceError('SERVICE_UNAVAILABLE', 'The agent directory is unavailable; try again.', { reason: why });
     let response: Response;
     try {
       response = await fetch(`${this.#baseUrl}/internal/iam/agents/${encodeURIComponent(agentId)}`, {

@@ -19,7 +19,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { CryptoKey } from 'jose';
 import { credentialSchemes, type ErrorCode, type OperationFacts } from '@gateway-minds/contract';
-import { ApiError, requestContext, requireGatewayAssertion, type VerifiedPrincipal } from '@gateway-minds/service-kit';
+import { ServiceError, requestContext, requireGatewayAssertion, type VerifiedPrincipal } from '@gateway-minds/service-kit';
 
 export const SERVICE_AUDIENCE = 'minds';
 
@@ -59,23 +59,23 @@ export function notAdmittedMessage(admissionSetting: string): string {
 export function checkPrincipal(operation: OperationFacts, principal: VerifiedPrincipal, admissions: Record<string, boolean>): void {
   const refusal = (operation.credentialRefusal ?? 'UNAUTHORIZED') as ErrorCode;
   if (!acceptedKinds(operation).has(principal.kind)) {
-    throw new ApiError(refusal, 'This credential is not accepted for this operation.');
+    throw new ServiceError(refusal, 'This credential is not accepted for this operation.');
   }
-  if (!principal.org) throw new ApiError(refusal, 'The credential carries no organization.');
+  if (!principal.org) throw new ServiceError(refusal, 'The credential carries no organization.');
   const requirement = operation.security.find((s) => Object.values(credentialSchemes).some((c) => c.scheme === s.scheme && c.kind === principal.kind));
   const missing = requirement?.scopes.find((scope) => !principal.scopes.includes(scope));
-  if (missing) throw new ApiError('SCOPE_MISSING', `The credential lacks the ${missing} scope.`, { requiredScope: missing });
+  if (missing) throw new ServiceError('SCOPE_MISSING', `The credential lacks the ${missing} scope.`, { requiredScope: missing });
   if (isAgentKind(principal.kind)) {
-    if (!principal.agentId) throw new ApiError(refusal, 'The agent credential names no agent.');
+    if (!principal.agentId) throw new ServiceError(refusal, 'The agent credential names no agent.');
   } else if (operation.requiresSandboxSelection && (!principal.sandbox || !principal.project)) {
-    throw new ApiError('HUMAN_SANDBOX_SELECTION_REQUIRED', 'A signed-in human session with a Sandbox selection is required.');
+    throw new ServiceError('HUMAN_SANDBOX_SELECTION_REQUIRED', 'A signed-in human session with a Sandbox selection is required.');
   }
   if (operation.requiresOriginalSession && !principal.originalSession) {
-    throw new ApiError('ORIGINAL_CONSOLE_REQUIRED', 'This operation needs the original Console session, not a credential derived from it.');
+    throw new ServiceError('ORIGINAL_CONSOLE_REQUIRED', 'This operation needs the original Console session, not a credential derived from it.');
   }
   if (operation.admissionSetting && !admissions[operation.admissionSetting]) {
     // The setting's name is the spec's x-admission-setting: the one place it is written.
-    throw new ApiError('NOT_FOUND', notAdmittedMessage(operation.admissionSetting), { reason: 'not_admitted' });
+    throw new ServiceError('NOT_FOUND', notAdmittedMessage(operation.admissionSetting), { reason: 'not_admitted' });
   }
 }
 

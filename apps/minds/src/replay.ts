@@ -9,12 +9,12 @@
  * with the same key blocks on the primary key until the first commits (or
  * rolls back), so exactly one executes; the others then find the committed
  * record and replay its response, byte for byte. A refused request (any
- * ApiError thrown by the work) rolls back and records nothing.
+ * ServiceError thrown by the work) rolls back and records nothing.
  *
  * Keys are scoped to the caller: organization, project and principal.
  */
 import type { Database, Queryable } from '@gateway-minds/db';
-import { ApiError } from '@gateway-minds/service-kit';
+import { ServiceError } from '@gateway-minds/service-kit';
 import { canonicalJson, sha256Hex } from './canonical.js';
 
 export interface ReplayStore {
@@ -64,7 +64,7 @@ async function findRecord(db: Queryable, store: ReplayStore, scope: ReplayScope)
 
 function replayOf(store: ReplayStore, record: RecordRow, operation: string, fingerprint: string): StoredResponse {
   if (record.operation !== operation || record.fingerprint !== fingerprint) {
-    throw new ApiError('INVALID_REQUEST', 'This key was already used with a different request.', { reason: store.reusedReason });
+    throw new ServiceError('INVALID_REQUEST', 'This key was already used with a different request.', { reason: store.reusedReason });
   }
   if (record.response_status === null || record.response_body === null) throw new Error('committed replay record without a response');
   return { status: record.response_status, body: record.response_body, replayed: true };

@@ -8,7 +8,7 @@
  */
 import { isDatabaseUnavailable } from '@gateway-minds/db';
 import type { OperationFacts } from '@gateway-minds/contract';
-import { ApiError, type RequestContext } from '@gateway-minds/service-kit';
+import { ServiceError, type RequestContext } from '@gateway-minds/service-kit';
 import { replayKeyOf } from './spec.js';
 
 export const DATABASE_UNAVAILABLE_REASON = 'database_unavailable';
@@ -28,7 +28,7 @@ function advice(operation: OperationFacts | undefined): string {
 }
 
 /** service-kit's mapError for the Minds app. */
-export function mapMindsError(err: unknown, context: RequestContext | undefined): ApiError | undefined {
+export function mapMindsError(err: unknown, context: RequestContext | undefined): ServiceError | undefined {
   if (!isDatabaseUnavailable(err)) return undefined;
-  return new ApiError('MINDS_UNAVAILABLE', advice(context?.operation), { reason: DATABASE_UNAVAILABLE_REASON });
+  return new ServiceError('MINDS_UNAVAILABLE', advice(context?.operation), { reason: DATABASE_UNAVAILABLE_REASON });
 }

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { errorCatalog, isErrorCode, operationIds, operationTable, type OpenApiResponse, type OperationId } from '@gateway-minds/contract';
 import { createClient, factsOf } from '@gateway-minds/client';
 import { withFreePorts } from '@gateway-minds/testkit';
-import { contractRequest, locateOperation, responseProblems, type Answer, type LocatedOperation } from '@gateway-minds/testkit/contract-judge';
+import { contractRequest, locateOperation, responseProblems, type Answer, type LocatedOperation } from '@gateway-minds/contract-judge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const mockDir = join(import.meta.dirname, '..');

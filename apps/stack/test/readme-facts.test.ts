@@ -14,15 +14,16 @@ import { fileURLToPath } from 'node:url';
 import { operationTable, type OperationFacts } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { describe, expect, it } from 'vitest';
-import { sourceFiles } from './support/source-files.js';
+import { codeTrees, sourceFiles } from './support/source-files.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** Read from the environment but not settings of this project: each says why. */
 const NOT_SETTINGS: Record<string, string> = {
-  PATH: 'passed through to a child process (apps/conformance)',
-  HOME: 'passed through to a child process (apps/conformance)',
+  PATH: 'passed through to a child process (scripts/conformance)',
+  HOME: 'passed through to a child process (scripts/conformance)',
   VITEST: 'set by the test runner; the logger goes quiet under it',
+  TMPDIR: 'pointed at a folder per version while @sparticuz/chromium extracts its browser, then restored (packages/browser-testing)',
 };
 
 const READS = [
@@ -34,7 +35,7 @@ const READS = [
 /** Every variable read, with the files reading it. */
 function readsInCode(): Map<string, string[]> {
   const found = new Map<string, string[]>();
-  for (const file of [...sourceFiles(join(repoRoot, 'apps')), ...sourceFiles(join(repoRoot, 'packages'))]) {
+  for (const file of codeTrees.flatMap((dir) => sourceFiles(join(repoRoot, dir)))) {
     const text = readFileSync(file, 'utf8');
     for (const pattern of READS) {
       for (const [, name] of text.matchAll(pattern)) found.set(name!, [...(found.get(name!) ?? []), relative(repoRoot, file)]);

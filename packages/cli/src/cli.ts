@@ -8,7 +8,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 // The same format checks the servers' validator (express-openapi-validator, through Ajv) applies.
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import {
-  ApiError,
+  APIError,
   APIConnectionError,
   createClient,
   importDpopKey,
@@ -113,7 +113,7 @@ const print = (out: Output, value: unknown, pretty: boolean) => out.write(`${JSO
 
 /** Writes an error the way a person reads it: code, message, docs, request id. */
 export function describeError(error: unknown): string {
-  if (error instanceof ApiError) {
+  if (error instanceof APIError) {
     const lines = [`error: ${error.code ?? 'HTTP_' + error.status} (${error.status}${error.type ? ` ${error.type}` : ''}): ${error.code ? (error.body as { message: string }).message : error.message}`];
     if (error.docsUrl) lines.push(`  docs_url:   ${error.docsUrl}`);
     if (error.requestId) lines.push(`  request_id: ${error.requestId}`);

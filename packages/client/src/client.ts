@@ -5,7 +5,7 @@
  */
 import type { components, OperationId, paths } from '@gateway-minds/contract';
 import createFetchClient, { type Client as FetchClient } from 'openapi-fetch';
-import { ApiError, PaginationLoopError, WaitFailedError, WaitTimeoutError, APIUserAbortError } from './errors.js';
+import { APIError, PaginationLoopError, WaitFailedError, WaitTimeoutError, APIUserAbortError } from './errors.js';
 import { factsOf, operationIds, type IdempotentOperationId, type InputOptional, type OperationInput, type OperationResult, type OperationRuntime } from './operations.js';
 import { Transport, type RequestOptions, type SendContext, type TransportOptions } from './transport.js';
 import type { OperationMethods } from './generated/operation-methods.js';
@@ -144,7 +144,7 @@ export class GatewayMindsClient {
         fetch: (request: Request) => this.transport.send(request, context),
       } as never);
       const meta = { operationId, mutation: !facts.readOnly, idempotencyKey: context.usedIdempotencyKey };
-      if (!response.ok) throw ApiError.from(response.status, error, response.headers, meta);
+      if (!response.ok) throw APIError.from(response.status, error, response.headers, meta);
       return { data, response, requestId: response.headers.get('x-request-id') ?? undefined, idempotencyKey: context.usedIdempotencyKey };
     };
     const call = async (input?: Record<string, unknown>, options?: RequestOptions) => (await withResponse(input, options)).data;

@@ -1,6 +1,6 @@
 /**
  * Errors the client throws. An error envelope from the API becomes an
- * `ApiError` (a subclass per status family) carrying the catalog code and
+ * `APIError` (a subclass per status family) carrying the catalog code and
  * every envelope field; a request that got no answer becomes an
  * `APIConnectionError` (or `APIConnectionTimeoutError`); a caller's abort
  * becomes `APIUserAbortError`.
@@ -37,8 +37,8 @@ function isEnvelope(body: unknown): body is ErrorEnvelope {
 }
 
 /** The API answered with an error status. */
-export class ApiError extends GatewayMindsError {
-  override name = 'ApiError';
+export class APIError extends GatewayMindsError {
+  override name = 'APIError';
   /** HTTP status. */
   readonly status: number;
   /** The catalog code, or undefined when the body was not an error envelope. */
@@ -96,7 +96,7 @@ export class ApiError extends GatewayMindsError {
    * for that code: `if (error.hasCode('NOT_FOUND') && error.reason === 'not_admitted')`.
    * A later API version may add reasons (a minor release): keep a default branch.
    */
-  hasCode<C extends ErrorCode>(code: C): this is ApiError & { readonly code: C; readonly reason: ErrorReason<C> | undefined } {
+  hasCode<C extends ErrorCode>(code: C): this is APIError & { readonly code: C; readonly reason: ErrorReason<C> | undefined } {
     return this.code === code;
   }
 
@@ -105,7 +105,7 @@ export class ApiError extends GatewayMindsError {
     return { status: this.status, ...(typeof this.body === 'object' && this.body ? this.body : { body: this.body }) };
   }
 
-  static from(status: number, body: unknown, headers: Headers, context: CallContext = {}): ApiError {
+  static from(status: number, body: unknown, headers: Headers, context: CallContext = {}): APIError {
     const Class =
       status === 400 ? BadRequestError
       : status === 401 ? AuthenticationError
@@ -116,21 +116,29 @@ export class ApiError extends GatewayMindsError {
       : status === 415 ? UnsupportedMediaTypeError
       : status === 429 ? RateLimitError
       : status >= 500 ? InternalServerError
-      : ApiError;
+      : APIError;
     return new Class(status, body, headers, context);
   }
 }
 
-export class BadRequestError extends ApiError { override name = 'BadRequestError'; }
-export class AuthenticationError extends ApiError { override name = 'AuthenticationError'; }
-export class PermissionDeniedError extends ApiError { override name = 'PermissionDeniedError'; }
-export class NotFoundError extends ApiError { override name = 'NotFoundError'; }
-export class ConflictError extends ApiError { override name = 'ConflictError'; }
-export class PayloadTooLargeError extends ApiError { override name = 'PayloadTooLargeError'; }
-export class UnsupportedMediaTypeError extends ApiError { override name = 'UnsupportedMediaTypeError'; }
-export class RateLimitError extends ApiError { override name = 'RateLimitError'; }
+/**
+ * @deprecated The same class under its former name; use `APIError`, named like the client's other
+ * errors (`APIConnectionError`, `APIUserAbortError`). Kept because released versions exported it.
+ */
+export const ApiError = APIError;
+/** @deprecated Use `APIError`. */
+export type ApiError = APIError;
+
+export class BadRequestError extends APIError { override name = 'BadRequestError'; }
+export class AuthenticationError extends APIError { override name = 'AuthenticationError'; }
+export class PermissionDeniedError extends APIError { override name = 'PermissionDeniedError'; }
+export class NotFoundError extends APIError { override name = 'NotFoundError'; }
+export class ConflictError extends APIError { override name = 'ConflictError'; }
+export class PayloadTooLargeError extends APIError { override name = 'PayloadTooLargeError'; }
+export class UnsupportedMediaTypeError extends APIError { override name = 'UnsupportedMediaTypeError'; }
+export class RateLimitError extends APIError { override name = 'RateLimitError'; }
 /** 5xx: the gateway's own failures, relay failures (`layer` names the service) and unavailable services. */
-export class InternalServerError extends ApiError { override name = 'InternalServerError'; }
+export class InternalServerError extends APIError { override name = 'InternalServerError'; }
 
 /** No answer: the connection failed or was cut. For a mutation the outcome is unknown. */
 export class APIConnectionError extends GatewayMindsError {

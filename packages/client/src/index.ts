@@ -5,6 +5,7 @@
 export { createClient, GatewayMindsClient, poll } from './client.js';
 export type { CallOptions, ClientOptions, MethodOf, Mind, MindStatus, OperationMethod, OperationMethods, PaginatedMethod, WaitForMindOptions, WaitOptions, WithResponse } from './client.js';
 export {
+  APIError,
   ApiError,
   APIConnectionError,
   APIConnectionTimeoutError,

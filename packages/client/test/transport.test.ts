@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeProtectedHeader, EmbeddedJWK, jwtVerify } from 'jose';
 import { createHash } from 'node:crypto';
 import {
-  ApiError,
+  APIError,
   APIConnectionError,
   APIConnectionTimeoutError,
   APIUserAbortError,
@@ -108,7 +108,7 @@ describe('Idempotency-Key', () => {
     const error = await c.minds_resumeMind(resume).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InternalServerError);
     expect(server.calls).toHaveLength(1);
-    const apiError = error as ApiError;
+    const apiError = error as APIError;
     expect(apiError.outcomeUnknown).toBe(true);
     expect(apiError.idempotencyKey).toBe(server.calls[0]!.headers['idempotency-key']);
     server.reset((_c, res) => json(res, 202, mindJson()));
@@ -243,7 +243,7 @@ describe('typed errors', () => {
     server.reset((_c, res) => sendError(res, 'SCOPE_MISSING', 403, 'forbidden', { required_scope: 'minds:write' }, { 'retry-after': '3' }));
     const error = (await client().minds_getMind(getMind).catch((e: unknown) => e)) as PermissionDeniedError;
     expect(error).toBeInstanceOf(PermissionDeniedError);
-    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toBeInstanceOf(APIError);
     expect(error).toMatchObject({
       status: 403,
       code: 'SCOPE_MISSING',
@@ -269,9 +269,9 @@ describe('typed errors', () => {
     await expect(client().minds_getMind(getMind)).rejects.toBeInstanceOf(Class);
   });
 
-  it('an answer that is not an envelope is still an ApiError, without a code', async () => {
+  it('an answer that is not an envelope is still an APIError, without a code', async () => {
     server.reset((_c, res) => res.writeHead(502, { 'content-type': 'text/plain' }).end('proxy exploded'));
-    const error = (await client().minds_getMind(getMind).catch((e: unknown) => e)) as ApiError;
+    const error = (await client().minds_getMind(getMind).catch((e: unknown) => e)) as APIError;
     expect(error).toBeInstanceOf(InternalServerError);
     expect(error.code).toBeUndefined();
     expect(error.message).toContain('proxy exploded');
@@ -279,13 +279,13 @@ describe('typed errors', () => {
 
   it('outcomeUnknown follows the catalog, and only for mutations', async () => {
     server.reset((_c, res) => sendError(res, 'BILLING_UNAVAILABLE', 503, 'service_unavailable'));
-    expect(((await client().minds_createMind({ params: { header: { 'x-platform-minds-creation-context': 'a'.repeat(64) } }, body: { name: 'Sandbox' } }).catch((e: unknown) => e)) as ApiError).outcomeUnknown).toBe(true);
-    expect(((await client().minds_getMind(getMind).catch((e: unknown) => e)) as ApiError).outcomeUnknown).toBe(false);
+    expect(((await client().minds_createMind({ params: { header: { 'x-platform-minds-creation-context': 'a'.repeat(64) } }, body: { name: 'Sandbox' } }).catch((e: unknown) => e)) as APIError).outcomeUnknown).toBe(true);
+    expect(((await client().minds_getMind(getMind).catch((e: unknown) => e)) as APIError).outcomeUnknown).toBe(false);
   });
 
   it("hasCode() narrows the code, and `reason` to that code's catalog reasons (ErrorCode.yaml, x-reasons)", async () => {
     server.reset((_c, res) => sendError(res, 'NOT_FOUND', 404, 'not_found', { reason: 'not_admitted' }));
-    const error = (await client().minds_getMind(getMind).catch((e: unknown) => e)) as ApiError;
+    const error = (await client().minds_getMind(getMind).catch((e: unknown) => e)) as APIError;
     expect(error.hasCode('MIND_NOT_READY')).toBe(false);
     if (!error.hasCode('NOT_FOUND')) throw new Error('expected NOT_FOUND');
     const reason: 'mind_not_found' | 'not_admitted' | 'attachment_not_found' | 'group_not_found' | 'member_not_found' | 'agent_not_found' | 'memory_not_found' | undefined = error.reason;

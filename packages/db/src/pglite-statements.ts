@@ -4,9 +4,8 @@
  * PGlite's `query()` answers a parameterised statement with five protocol round trips into its
  * WebAssembly backend (parse, describe, bind, execute, sync), and `exec()` parses and plans the
  * statement again on every call. Here a statement is parsed once per backend under a name, and
- * each call sends bind, describe, execute and sync in one message. Measured on the Minds row read
- * (24 columns, PGlite 0.5.16): 324 µs through `query()`, 188 µs through `exec()` with the values
- * written in as literals, 119 µs as a named statement. Its result columns are described once, when
+ * each call sends bind, describe, execute and sync in one message, which reads a wide row in well
+ * under half of `query()`'s time (figures in bench/README.md). Its result columns are described once, when
  * it is prepared: a prepared statement's columns cannot change (PostgreSQL refuses it instead, and
  * it is prepared again), so later calls send bind, execute and sync only.
  *

@@ -14,10 +14,9 @@ import type { Database, OpenDatabaseOptions, QueryOptions, QueryResult, Queryabl
 /**
  * PGlite's buffer pool. Its data directory comes with PostgreSQL's default of 128MB, which PGlite
  * allocates and zeroes at every start (memset was PGlite's largest function in a start-up profile),
- * so each service held it resident while idle. With 32MB, measured on `npm start`'s stack idle:
- * Minds 359 -> 265 MiB and the gateway 332 -> 207 MiB resident; a search walking the newest events
- * of 100k (bench/, the word pair) took 9.48 ms p50 against 9.30 ms with 128MB, and 11.22 ms with
- * 16MB. The kernel's page cache still holds what the pool does not.
+ * so each service held it resident while idle. 32MB takes about a third off each service's idle
+ * memory and leaves a search over the newest of 100k events as fast, where 16MB slows it (figures
+ * in bench/README.md). The kernel's page cache still holds what the pool does not.
  */
 export const PGLITE_SHARED_BUFFERS = '32MB';
 

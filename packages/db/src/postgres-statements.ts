@@ -7,9 +7,8 @@
  * a type parser per column and an empty row object. A prepared statement's result columns cannot
  * change (after DDL that changes them the server refuses the statement with 0A000 instead), so here
  * a statement's first call on a connection is described as `pg` does it, and later calls on that
- * connection send bind, execute and sync, and read their rows with what the first call built.
- * Measured on the Minds row read (24 columns, 10 concurrent callers): 29–37 µs of the client's CPU
- * per call with `pg`'s Query, 18–23 µs with this one; the server's fell from 23–26 to 18–22 µs.
+ * connection send bind, execute and sync, and read their rows with what the first call built,
+ * which spares both the client's and the server's CPU on every call (figures in bench/README.md).
  *
  * This subclasses `pg`'s Query, replaces its prepare, and uses what it keeps of a result
  * (`Result.fields`, `_parsers`, `_prebuiltEmptyResultObject`) and of a connection (its protocol

@@ -100,8 +100,8 @@ async function transact<T>(client: pg.PoolClient, begin: string, fn: () => Promi
  * A statement is prepared once per connection under a name given to its text (with or without
  * parameters, as on PGlite: one statement per query() on both drivers; exec() takes several), and
  * from then on only bound and executed: the server neither parses nor analyses it again, and after
- * five calls it may reuse one plan (measured on the forwarded getMind: the server's CPU per request
- * fell from 167 to 85 µs). Its result columns are described on its first call on a connection only
+ * five calls it may reuse one plan (about half the server's CPU of a forwarded getMind; figures in
+ * bench/README.md). Its result columns are described on its first call on a connection only
  * (postgres-statements.ts). Past the bound, and with `planEachCall`, a statement runs unnamed,
  * parsed and planned for each call. A statement left stale by another replica's migration is
  * refused (preparedStatementStale); the connection holding it is not used again.

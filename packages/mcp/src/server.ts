@@ -5,7 +5,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode as McpErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ApiError, APIConnectionError, createClient, type ClientOptions, type GatewayMindsClient } from '@gateway-minds/client';
+import { APIError, APIConnectionError, createClient, type ClientOptions, type GatewayMindsClient } from '@gateway-minds/client';
 import { operationInputs, toCallInput } from '@gateway-minds/client/inputs';
 import type { OperationId } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
@@ -46,7 +46,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         ...(data && typeof data === 'object' && !Array.isArray(data) ? { structuredContent: data as Record<string, unknown> } : {}),
       };
     } catch (error) {
-      if (error instanceof ApiError) {
+      if (error instanceof APIError) {
         return errorResult({
           status: error.status,
           error: error.body,

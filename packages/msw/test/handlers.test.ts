@@ -9,12 +9,12 @@
  */
 import { createClient } from '@gateway-minds/client';
 import { operationIds, operationPath, operationTable, type OperationId } from '@gateway-minds/contract';
-import { dereferenced } from '@gateway-minds/testkit/contract-judge';
+import { dereferenced } from '@gateway-minds/contract-judge';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHandlers, defaultDocsBaseUrl, exampleDocsBaseUrl, exampleTable } from '../src/index.js';
-import { readScenario, recordingFetch, scenarioOperations, type Exchange } from './scenario.js';
-import { specProblems } from './spec-check.js';
+import { readScenario, recordingFetch, scenarioOperations, type Exchange } from '@gateway-minds/contract-judge/scenario';
+import { specProblems } from '@gateway-minds/contract-judge/spec-check';
 
 const baseUrl = 'http://gateway.test';
 const server = setupServer(...createHandlers({ baseUrl }));
@@ -87,7 +87,7 @@ describe('the MSW handlers', () => {
   });
 
   // DECISIONS, "Which example an MSW handler answers": a selection that names no example is 400 BAD_REQUEST at
-  // header.prefer, listing every selection (three-ways.test.ts holds Prism's answer equal to it).
+  // header.prefer, listing every selection (scripts/conformance/test/msw-three-ways.test.ts holds Prism's answer equal to it).
   it.each([['an unknown name', 'example=NO_SUCH_EXAMPLE'], ['an undeclared status', 'code=418'], ['a name the status lacks', 'code=404, example=PrincipalSession']])(
     'a selection that names no example (%s) is the envelope listing every example',
     async (_label, prefer) => {

@@ -3,15 +3,15 @@
  * real stack answers (spec/DECISIONS.md, "Which code for a validation failure"), in the envelope
  * the operation declares, with `errors[]` locations as the servers write them (DECISIONS, "The
  * envelope"); off by default (DECISIONS, "MSW request validation"). The generated hostile
- * requests judge the same handlers in apps/conformance/test/msw-request-validation.test.ts.
+ * requests judge the same handlers in scripts/conformance/test/msw-request-validation.test.ts.
  */
 import { createClient } from '@gateway-minds/client';
 import { errorDocsUrl, operationPath } from '@gateway-minds/contract';
 import { getResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { createHandlers } from '../src/index.js';
-import { recordingFetch, type Exchange } from './scenario.js';
-import { specProblems } from './spec-check.js';
+import { recordingFetch, type Exchange } from '@gateway-minds/contract-judge/scenario';
+import { specProblems } from '@gateway-minds/contract-judge/spec-check';
 
 const baseUrl = 'http://gateway.test';
 const validating = createHandlers({ baseUrl, validateRequests: true });

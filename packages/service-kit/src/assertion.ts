@@ -7,7 +7,7 @@
 import type { RequestHandler } from 'express';
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type CryptoKey, type JWK } from 'jose';
 import type { Schemas } from '@gateway-minds/contract';
-import { ApiError } from './errors.js';
+import { ServiceError } from './errors.js';
 
 export const ASSERTION_HEADER = 'x-gateway-assertion';
 const ALGORITHM = 'EdDSA';
@@ -99,7 +99,7 @@ export function requireGatewayAssertion(publicKey: CryptoKey, audience: string):
   const verified = new Map<string, { principal: VerifiedPrincipal; expiresAt: number }>();
   return async (req, res, next) => {
     const token = req.headers[ASSERTION_HEADER];
-    if (typeof token !== 'string') return next(new ApiError('UNAUTHENTICATED', 'The request did not come through the gateway.'));
+    if (typeof token !== 'string') return next(new ServiceError('UNAUTHENTICATED', 'The request did not come through the gateway.'));
     const now = Date.now();
     const known = verified.get(token);
     if (known && known.expiresAt > now) {
@@ -113,12 +113,10 @@ export function requireGatewayAssertion(publicKey: CryptoKey, audience: string):
       res.locals.principal = principal;
       next();
     } catch {
-      next(new ApiError('UNAUTHENTICATED', 'The gateway assertion is invalid or expired.'));
+      next(new ServiceError('UNAUTHENTICATED', 'The gateway assertion is invalid or expired.'));
     }
   };
 }
-
-export { assertionKeyFiles, ensureAssertionKeys, type AssertionKeyFiles } from './assertion-keys.js';
 
 /** Reads a JWK file, or null when it does not exist. */
 export async function readAssertionKey(file: string): Promise<CryptoKey | null> {

@@ -17,7 +17,7 @@
  * a repeated or bracketed name, an array or object parameter, a `content` parameter, a cookie
  * parameter, a format this Ajv does not know), goes through express-openapi-validator unchanged,
  * which refuses it with the same error as before. So this may only ever say yes where the
- * validator says yes: `apps/conformance/test/compiled-validation.test.ts` holds it to that on the
+ * validator says yes: `scripts/conformance/test/compiled-validation.test.ts` holds it to that on the
  * generated hostile requests, answer for answer.
  */
 import type { Request } from 'express';

@@ -16,7 +16,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener,
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { gatewayLimits } from '@gateway-minds/contract';
-import { ApiError, envelopeOf, errorHeaders, refused } from './errors.js';
+import { ServiceError, envelopeOf, errorHeaders, refused } from './errors.js';
 import { serverClassesFor } from './express-prototypes.js';
 import type { Logger } from './logger.js';
 import { newRequestId } from './request-id.js';
@@ -41,7 +41,7 @@ export interface ContractServerOptions {
 type ClientError = Error & { code?: string; rawPacket?: Buffer };
 
 /** The catalog error for a request Node refused before any handler saw it. */
-export function clientErrorOf(error: ClientError): ApiError {
+export function clientErrorOf(error: ClientError): ServiceError {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'HPE_HEADERS_TIMEOUT') {
     return refused('request-read-timeout');
   }

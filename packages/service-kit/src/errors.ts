@@ -9,7 +9,7 @@ import { wwwAuthenticateFor } from './challenge.js';
 /** One violated constraint of a request, as `errors[]` lists it. */
 export type ValidationIssue = LocatedIssue;
 
-export interface ApiErrorDetails<C extends ErrorCode = ErrorCode> {
+export interface ServiceErrorDetails<C extends ErrorCode = ErrorCode> {
   /** One of the code's catalog reasons (x-reasons): the compiler and the constructor refuse any other. */
   reason?: ErrorReason<C>;
   layer?: string;
@@ -21,15 +21,20 @@ export interface ApiErrorDetails<C extends ErrorCode = ErrorCode> {
   headers?: Record<string, string>;
 }
 
-export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
+/**
+ * An answer with the error envelope, thrown by a service's handler or middleware: its catalog code
+ * decides the status, type and Retry-After rule, and the service's error handler sends it. (The
+ * client's `APIError` is the same answer as a caller receives it.)
+ */
+export class ServiceError<C extends ErrorCode = ErrorCode> extends Error {
   readonly code: C;
   readonly status: number;
-  readonly details: ApiErrorDetails<C>;
+  readonly details: ServiceErrorDetails<C>;
 
-  constructor(code: C, message?: string, details: ApiErrorDetails<C> = {}) {
+  constructor(code: C, message?: string, details: ServiceErrorDetails<C> = {}) {
     const facts = errorCatalog[code];
     super(message ?? capitalize(facts.description));
-    this.name = 'ApiError';
+    this.name = 'ServiceError';
     this.code = code;
     this.status = facts.status;
     this.details = details;
@@ -50,17 +55,17 @@ export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
  * The error a refusal rule of the contract answers with (its code, message and reason):
  * `values` fill the message's placeholders, `ownCode` is a header's own code for a rule that takes one.
  */
-export function refused(id: RefusalRuleId, details: Omit<ApiErrorDetails, 'reason'> & { values?: Record<string, string | number>; ownCode?: string | null } = {}): ApiError {
+export function refused(id: RefusalRuleId, details: Omit<ServiceErrorDetails, 'reason'> & { values?: Record<string, string | number>; ownCode?: string | null } = {}): ServiceError {
   const { values, ownCode, ...rest } = details;
   const { code, message, reason } = refusal(id, values, ownCode);
-  return new ApiError(code, message, { ...rest, ...(reason ? { reason: reason as ErrorReason } : {}) });
+  return new ServiceError(code, message, { ...rest, ...(reason ? { reason: reason as ErrorReason } : {}) });
 }
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1) + (text.endsWith('.') ? '' : '.');
 }
 
-export function envelopeOf(error: ApiError, requestId: string, docsBaseUrl: string): ErrorEnvelope {
+export function envelopeOf(error: ServiceError, requestId: string, docsBaseUrl: string): ErrorEnvelope {
   const { reason, layer, requiredScope, errors } = error.details;
   return {
     error: {
@@ -78,7 +83,7 @@ export function envelopeOf(error: ApiError, requestId: string, docsBaseUrl: stri
 }
 
 /** Response headers an error carries besides its body; `operation` (when matched) shapes a 401's challenge. */
-export function errorHeaders(error: ApiError, operation?: Pick<OperationFacts, 'dpopHtm'>): Record<string, string> {
+export function errorHeaders(error: ServiceError, operation?: Pick<OperationFacts, 'dpopHtm'>): Record<string, string> {
   const challenge = wwwAuthenticateFor(error.code, operation);
   return {
     ...(error.details.retryAfterSeconds ? { 'Retry-After': String(Math.ceil(error.details.retryAfterSeconds)) } : {}),

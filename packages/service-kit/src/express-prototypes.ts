@@ -3,9 +3,9 @@
  * (`Object.setPrototypeOf(req, app.request)` in `app.handle`). On V8 that changes the hidden
  * class of two fresh objects per request, and every property read on them afterwards misses its
  * inline cache: `perf record` of the gateway on `whoami` showed V8's lookup and IC-miss runtime
- * (LookupIterator, LoadIC_Miss, MigrateToMap) above the JavaScript itself. Measured on a bare
- * Express app answering fixed JSON (scripts/bench): 117-124 µs of CPU per request, 37-39 µs when
- * the objects are born with the app's prototypes.
+ * (LookupIterator, LoadIC_Miss, MigrateToMap) above the JavaScript itself. Born with the app's
+ * prototypes, they cost a bare Express app about a third of the CPU per request (figures in
+ * bench/README.md).
  *
  * Node's HTTP server constructs its requests and responses from classes it is given. These
  * classes are Node's own, with the app's `request` and `response` objects as their prototypes

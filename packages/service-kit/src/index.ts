@@ -1,4 +1,4 @@
-export { ApiError, envelopeOf, errorHeaders, refused, type ApiErrorDetails, type ValidationIssue } from './errors.js';
+export { ServiceError, envelopeOf, errorHeaders, refused, type ServiceErrorDetails, type ValidationIssue } from './errors.js';
 export { wwwAuthenticateFor } from './challenge.js';
 export { newRequestId, newPrefixedId } from './request-id.js';
 export { createLogger, type Logger } from './logger.js';
@@ -9,6 +9,7 @@ export { specExample } from './spec-example.js';
 export { jsonBodyReader, rawBodyReader, readBody } from './body-reader.js';
 export { createServiceApp, requestContext, requestedMethod, shapeError, BODY_LIMIT_BYTES, type OperationHandler, type RequestContext, type ServiceAppOptions } from './service-app.js';
 export * from './assertion.js';
+export * from './assertion-keys.js';
 export { ADMITTED_OPERATIONS_PATH, HEALTH_PATH, withSideRoutes, type AdmittedOperations } from './side-routes.js';
 export { createContractServer, clientErrorOf, MAX_HEADER_BLOCK_BYTES, REQUEST_READ_TIMEOUT_MS, type ContractServerOptions } from './contract-server.js';
 export { serverClassesFor, type ServerClasses } from './express-prototypes.js';

@@ -17,7 +17,7 @@ import { jsonBodyReader } from './body-reader.js';
 import { byteLimitViolations, hasByteLimits } from './byte-limits.js';
 import { compileRequestValidation } from './compiled-request-validation.js';
 import { answeredByListener } from './contract-server.js';
-import { ApiError, envelopeOf, errorHeaders, refused, type ValidationIssue } from './errors.js';
+import { ServiceError, envelopeOf, errorHeaders, refused, type ValidationIssue } from './errors.js';
 import type { Logger } from './logger.js';
 import { middlewareChain } from './middleware-chain.js';
 import { createOperationRouter, type OperationRouter } from './operation-router.js';
@@ -77,11 +77,11 @@ export interface ServiceAppOptions {
   /** Headers to add to every response. */
   responseHeaders?: Record<string, string>;
   /**
-   * Maps an error that is not an ApiError to the catalog before it would become INTERNAL_ERROR:
+   * Maps an error that is not an ServiceError to the catalog before it would become INTERNAL_ERROR:
    * a service's own knowledge of its failures (a lost database is its unavailability code).
    * Returns undefined for errors it does not know.
    */
-  mapError?: (err: unknown, context: RequestContext | undefined) => ApiError | undefined;
+  mapError?: (err: unknown, context: RequestContext | undefined) => ServiceError | undefined;
   /**
    * Requests valid by the operation's compiled validators skip express-openapi-validator
    * (compiled-request-validation.ts); the rest still go through it. Default true; false sends
@@ -116,7 +116,7 @@ function documentFor(operations: readonly OperationFacts[]): OpenApiDocument {
  * where the operation takes none, a body on an operation without one, a
  * missing or non-JSON body where one is required.
  */
-export function shapeError(req: Request, operation: OperationFacts, integerQuery: ReadonlySet<string> = new Set()): ApiError | undefined {
+export function shapeError(req: Request, operation: OperationFacts, integerQuery: ReadonlySet<string> = new Set()): ServiceError | undefined {
   const queryAt = req.originalUrl.indexOf('?');
   const hasQuery = queryAt !== -1 && queryAt < req.originalUrl.length - 1;
   if (hasQuery && !operation.parameters.some((p) => p.in === 'query')) {
@@ -185,14 +185,14 @@ function fromValidatorError(
   err: { status: number; message: string; errors?: { path: string; message: string; errorCode?: string }[]; headers?: { Allow?: string } },
   operation?: OperationFacts,
   invalidHeaderCodes: InvalidHeaderCodes = new Map(),
-): ApiError {
+): ServiceError {
   const issues: ValidationIssue[] = (err.errors ?? []).map((e) => ({ location: issueLocation(e.path), message: e.message }));
   switch (err.status) {
     case 404:
       return refused('route-not-found');
     case 405:
       // The validator's own wording names the method and the path's methods.
-      return new ApiError(refusalRule('method-not-allowed').code, err.message, { headers: err.headers?.Allow ? { Allow: err.headers.Allow } : {} });
+      return new ServiceError(refusalRule('method-not-allowed').code, err.message, { headers: err.headers?.Allow ? { Allow: err.headers.Allow } : {} });
     case 413:
       return refused('payload-too-large');
     case 415:
@@ -215,7 +215,7 @@ function fromValidatorError(
     }
     default:
       // Only 4xx reach here (a 500 is an answer that broke the contract, handled by the caller).
-      return new ApiError('INTERNAL_ERROR', 'An unexpected error occurred.', { reason: 'validator_error' });
+      return new ServiceError('INTERNAL_ERROR', 'An unexpected error occurred.', { reason: 'validator_error' });
   }
 }
 
@@ -362,9 +362,9 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       logger.info({ requestId: context?.requestId, operationId: context?.operation?.operationId, received: err?.received, expected: err?.expected }, 'client aborted the request');
       return;
     }
-    const mapped = err instanceof ApiError ? undefined : options.mapError?.(err, context);
-    let error: ApiError;
-    if (err instanceof ApiError) {
+    const mapped = err instanceof ServiceError ? undefined : options.mapError?.(err, context);
+    let error: ServiceError;
+    if (err instanceof ServiceError) {
       error = err;
     } else if (mapped) {
       error = mapped;
@@ -382,7 +382,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     } else {
       const contractViolation = typeof err?.status === 'number' && err.status === 500 && Array.isArray(err.errors);
       logger.error({ err, requestId: context?.requestId, operationId: context?.operation?.operationId }, contractViolation ? 'response broke the contract' : 'unexpected error');
-      error = new ApiError('INTERNAL_ERROR', 'An unexpected error occurred. Quote the request id when reporting it.', {
+      error = new ServiceError('INTERNAL_ERROR', 'An unexpected error occurred. Quote the request id when reporting it.', {
         reason: contractViolation ? 'response_contract_violation' : 'unexpected',
       });
     }

@@ -3,21 +3,21 @@
  * fields, and a `reason` only from the code's x-reasons (DECISIONS "Error reasons").
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError, envelopeOf } from '../src/errors.js';
+import { ServiceError, envelopeOf } from '../src/errors.js';
 
-describe('ApiError and the catalog reasons', () => {
+describe('ServiceError and the catalog reasons', () => {
   it('sends a listed reason in the envelope', () => {
-    const envelope = envelopeOf(new ApiError('NOT_FOUND', 'No such Mind.', { reason: 'mind_not_found' }), 'req_01JD3M8Q4Z9X7V6TPQVGXFSXFT', 'http://docs.test');
+    const envelope = envelopeOf(new ServiceError('NOT_FOUND', 'No such Mind.', { reason: 'mind_not_found' }), 'req_01JD3M8Q4Z9X7V6TPQVGXFSXFT', 'http://docs.test');
     expect(envelope.error).toMatchObject({ code: 'NOT_FOUND', reason: 'mind_not_found' });
   });
 
   it('refuses, at the throw site, a reason the catalog does not list for the code', () => {
     // @ts-expect-error -- the compiler refuses it first: `generation_mismatch` belongs to MIND_NOT_READY.
-    expect(() => new ApiError('NOT_FOUND', 'x', { reason: 'generation_mismatch' })).toThrow(/NOT_FOUND is never sent with reason generation_mismatch/);
+    expect(() => new ServiceError('NOT_FOUND', 'x', { reason: 'generation_mismatch' })).toThrow(/NOT_FOUND is never sent with reason generation_mismatch/);
   });
 
   it('refuses a reason on a code that lists none, even one known only at run time', () => {
     const fromElsewhere: string = 'anything';
-    expect(() => new ApiError('ROUTE_NOT_FOUND', 'x', { reason: fromElsewhere as never })).toThrow(/ROUTE_NOT_FOUND is never sent with reason anything/);
+    expect(() => new ServiceError('ROUTE_NOT_FOUND', 'x', { reason: fromElsewhere as never })).toThrow(/ROUTE_NOT_FOUND is never sent with reason anything/);
   });
 });

@@ -17,6 +17,12 @@ export function emit(out: Change[], id: string, where: string, message: string, 
  */
 export type Typing = 'strong' | 'weak' | 'uncertain';
 
+/** JSON is typed on the wire (1 is not "1"); any other media type (XML, forms, text) carries text. */
+export function typingOf(mediaType: string): Typing {
+  const type = mediaType.split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || type.endsWith('+json') || type === '*/*' ? 'strong' : 'weak';
+}
+
 export interface SchemaScope {
   base: Json;
   head: Json;

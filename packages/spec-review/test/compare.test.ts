@@ -1,7 +1,7 @@
 /**
  * The comparison on pairs of spec versions that each contain one kind of
  * change: small fixture documents for every rule (the repository's own
- * contract is compared in scripts/spec-review/test/contract.test.ts).
+ * contract is compared in scripts/spec-history/test/contract.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { compareSpecs, type Review, type Severity } from '../src/compare.js';

@@ -10,7 +10,7 @@ import type { JWK } from 'jose';
 import { operationTable } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { createContractServer, createLogger, createServiceApp, importAssertionKey, requireGatewayAssertion } from '@gateway-minds/service-kit';
-import { SERVICE_AUDIENCE } from '../../../apps/minds/src/auth.js';
+import { SERVICE_AUDIENCE } from '@gateway-minds/minds/internals';
 
 const example = (openapiDocument.components as { examples: Record<string, { value: unknown }> }).examples.MindReady!.value;
 const keyFile = process.env.ASSERTION_PUBLIC_KEY_FILE;

@@ -91,7 +91,7 @@ export function scaffoldHandler(contract: Contract, operationId: string, root = 
  * Written by \`npm run scaffold:handler\`. Until it is filled in it answers the operation's first
  * success example from the contract. The request and the answer are typed by the contract:
  * \`req.params\` holds the path parameters, \`req.body\` the request body, and \`res.json\` takes the
- * body of the ${operation.successStatus} answer. Refusals are ApiErrors with a catalog code
+ * body of the ${operation.successStatus} answer. Refusals are ServiceErrors with a catalog code
  * (@gateway-minds/service-kit).
  */
 import { specExample, type ContractRequest, type ContractResponse } from '@gateway-minds/service-kit';

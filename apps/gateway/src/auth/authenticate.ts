@@ -13,7 +13,7 @@
 import type { Request } from 'express';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { credentialSchemes, operationTable, type ErrorCode, type OperationFacts } from '@gateway-minds/contract';
-import { ApiError, requestedMethod, type VerifiedPrincipal } from '@gateway-minds/service-kit';
+import { ServiceError, requestedMethod, type VerifiedPrincipal } from '@gateway-minds/service-kit';
 import type { CredentialRecord, CredentialStore } from '../iam/credentials.js';
 import { kindOfToken } from '../iam/credentials.js';
 import type { DpopVerifier } from './dpop.js';
@@ -60,35 +60,35 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     const authorization = req.headersDistinct.authorization ?? [];
     if (operation.security.length === 0) {
       if (operation.operationId === operationTable.iam_verifyCredential.operationId && authorization.length > 0) {
-        throw new ApiError('NO_AUTHORIZATION_ON_VERIFY', 'Credential verification takes the credential in its body only; remove the Authorization header.');
+        throw new ServiceError('NO_AUTHORIZATION_ON_VERIFY', 'Credential verification takes the credential in its body only; remove the Authorization header.');
       }
       return null;
     }
 
     if (authorization.length === 0) {
       if (AMBIENT_AUTHORITY_HEADERS.some((name) => req.headers[name] !== undefined)) {
-        throw new ApiError('AMBIENT_AUTHORITY_NOT_ALLOWED', 'Cookies and forwarded authority are not accepted; send an explicit bearer credential.');
+        throw new ServiceError('AMBIENT_AUTHORITY_NOT_ALLOWED', 'Cookies and forwarded authority are not accepted; send an explicit bearer credential.');
       }
-      throw new ApiError('BEARER_REQUIRED', 'Send exactly one Authorization: Bearer header.');
+      throw new ServiceError('BEARER_REQUIRED', 'Send exactly one Authorization: Bearer header.');
     }
-    if (authorization.length > 1) throw new ApiError('BEARER_REQUIRED', 'Send exactly one Authorization header, not several.');
+    if (authorization.length > 1) throw new ServiceError('BEARER_REQUIRED', 'Send exactly one Authorization header, not several.');
     const [, scheme, token] = credentialHeader.exec(authorization[0]!) ?? [];
-    if (!token) throw new ApiError('BEARER_REQUIRED', 'The Authorization header must use the Bearer scheme (or DPoP, for a sender-constrained agent token).');
+    if (!token) throw new ServiceError('BEARER_REQUIRED', 'The Authorization header must use the Bearer scheme (or DPoP, for a sender-constrained agent token).');
 
     const agentOperation = operation.security.some((s) => agentSchemes.has(s.scheme));
     const record = await deps.store.lookup(token);
     const now = Date.now();
     if (!record || record.revokedAt || (record.expiresAt && record.expiresAt.getTime() <= now)) {
       const claimed = record?.kind ?? kindOfToken(token);
-      if (agentOperation && claimed === 'agent_credential') throw new ApiError('INVALID_AGENT_CREDENTIAL', 'The agent credential is invalid.');
-      if (agentOperation && claimed === 'agent_token') throw new ApiError('INVALID_AGENT_TOKEN', 'The agent token is invalid or expired.');
-      throw new ApiError('CREDENTIAL_INVALID', 'The credential is invalid, expired or revoked.');
+      if (agentOperation && claimed === 'agent_credential') throw new ServiceError('INVALID_AGENT_CREDENTIAL', 'The agent credential is invalid.');
+      if (agentOperation && claimed === 'agent_token') throw new ServiceError('INVALID_AGENT_TOKEN', 'The agent token is invalid or expired.');
+      throw new ServiceError('CREDENTIAL_INVALID', 'The credential is invalid, expired or revoked.');
     }
     if (scheme!.toLowerCase() === 'dpop' && !(record.kind === 'agent_token' && record.dpopJkt)) {
-      throw new ApiError('BEARER_REQUIRED', 'The DPoP scheme carries only sender-constrained agent tokens; send this credential with Bearer.');
+      throw new ServiceError('BEARER_REQUIRED', 'The DPoP scheme carries only sender-constrained agent tokens; send this credential with Bearer.');
     }
     if (record.selectionExpiresAt && record.selectionExpiresAt.getTime() <= now) {
-      throw new ApiError('SELECTION_EXPIRED', 'The organization and project selection has expired; select them again.');
+      throw new ServiceError('SELECTION_EXPIRED', 'The organization and project selection has expired; select them again.');
     }
 
     await consume(deps.limiter, record.id);
@@ -97,19 +97,19 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     if (!requirement) {
       const code = (operation.credentialRefusal ?? 'UNAUTHORIZED') as ErrorCode;
       const requiredScope = code === 'SCOPE_MISSING' ? operation.security[0]?.scopes[0] : undefined;
-      throw new ApiError(code, `This operation does not accept ${record.kind} credentials.`, requiredScope ? { requiredScope } : {});
+      throw new ServiceError(code, `This operation does not accept ${record.kind} credentials.`, requiredScope ? { requiredScope } : {});
     }
     const missingScope = requirement.scopes.find((scope) => !record.scopes.includes(scope));
-    if (missingScope) throw new ApiError('SCOPE_MISSING', `The credential lacks the scope ${missingScope}.`, { requiredScope: missingScope });
+    if (missingScope) throw new ServiceError('SCOPE_MISSING', `The credential lacks the scope ${missingScope}.`, { requiredScope: missingScope });
     if (operation.requiresSandboxSelection && !record.sandboxId) {
-      throw new ApiError('HUMAN_SANDBOX_SELECTION_REQUIRED', 'This operation needs a signed-in human session with a Sandbox selection.');
+      throw new ServiceError('HUMAN_SANDBOX_SELECTION_REQUIRED', 'This operation needs a signed-in human session with a Sandbox selection.');
     }
     if (operation.requiresOriginalSession && !record.originalSession) {
-      throw new ApiError('ORIGINAL_CONSOLE_REQUIRED', 'This operation needs the original Console session, not a credential derived from it.');
+      throw new ServiceError('ORIGINAL_CONSOLE_REQUIRED', 'This operation needs the original Console session, not a credential derived from it.');
     }
     if (record.kind === 'agent_token' && record.dpopJkt) {
       const proof = req.headersDistinct.dpop;
-      if (proof && proof.length > 1) throw new ApiError('DPOP_INVALID', 'Send exactly one dpop header.');
+      if (proof && proof.length > 1) throw new ServiceError('DPOP_INVALID', 'Send exactly one dpop header.');
       await deps.dpop.verify({
         proof: proof?.[0],
         methods: dpopMethods(req, operation),

@@ -9,7 +9,7 @@
 import { createHmac, hash, randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
 import { authentication } from '@gateway-minds/contract';
-import { ApiError } from '@gateway-minds/service-kit';
+import { ServiceError } from '@gateway-minds/service-kit';
 
 /** The contract's list, also sent as the DPoP challenge's `algs`: `EdDSA` and its fully specified name `Ed25519` (RFC 9864) both. */
 const ALLOWED_ALGORITHMS: readonly string[] = authentication.dpopAlgorithms;
@@ -75,17 +75,17 @@ export class DpopVerifier {
 
   async verify(request: DpopRequest): Promise<void> {
     const { proof } = request;
-    if (!proof) throw new ApiError('DPOP_REQUIRED', 'This sender-constrained token needs a DPoP proof in the dpop header.');
+    if (!proof) throw new ServiceError('DPOP_REQUIRED', 'This sender-constrained token needs a DPoP proof in the dpop header.');
     if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(proof)) {
-      throw new ApiError('DPOP_INVALID', 'The dpop header is not a compact JWS.');
+      throw new ServiceError('DPOP_INVALID', 'The dpop header is not a compact JWS.');
     }
-    const mismatch = (why: string) => new ApiError('INVALID_DPOP', `The DPoP proof ${why}.`, { reason: 'dpop_mismatch' });
+    const mismatch = (why: string) => new ServiceError('INVALID_DPOP', `The DPoP proof ${why}.`, { reason: 'dpop_mismatch' });
 
     let header: ReturnType<typeof decodeProtectedHeader>;
     try {
       header = decodeProtectedHeader(proof);
     } catch {
-      throw new ApiError('DPOP_INVALID', 'The dpop header is not a compact JWS.');
+      throw new ServiceError('DPOP_INVALID', 'The dpop header is not a compact JWS.');
     }
     if (header.typ !== 'dpop+jwt') throw mismatch('is not typed dpop+jwt');
     if (!header.alg || !ALLOWED_ALGORITHMS.includes(header.alg)) throw mismatch('uses an algorithm that is not allowed');
@@ -109,7 +109,7 @@ export class DpopVerifier {
     const ath = hash('sha256', request.accessToken, 'base64url');
     if (payload.ath !== ath) throw mismatch('ath does not match the token');
     if (this.options.requireNonce && !this.nonceIsFresh(payload.nonce)) {
-      throw new ApiError('DPOP_NONCE_REQUIRED', 'Sign a fresh proof with the nonce from the dpop-nonce header and send it once more.', {
+      throw new ServiceError('DPOP_NONCE_REQUIRED', 'Sign a fresh proof with the nonce from the dpop-nonce header and send it once more.', {
         headers: { 'dpop-nonce': this.currentNonce() },
       });
     }

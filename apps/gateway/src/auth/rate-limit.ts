@@ -4,7 +4,7 @@
  * one limit.
  */
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { ApiError } from '@gateway-minds/service-kit';
+import { ServiceError } from '@gateway-minds/service-kit';
 
 export interface RateLimitOptions {
   points: number;
@@ -46,10 +46,10 @@ export async function consume(limiter: RateLimiterAbstract, key: string, whose =
     await limiter.consume(key);
   } catch (outcome) {
     if (outcome instanceof RateLimiterRes) {
-      throw new ApiError('RATE_LIMITED', `Too many requests for ${whose}.`, {
+      throw new ServiceError('RATE_LIMITED', `Too many requests for ${whose}.`, {
         retryAfterSeconds: Math.max(1, Math.ceil(outcome.msBeforeNext / 1000)),
       });
     }
-    throw new ApiError('RATE_LIMIT_UNAVAILABLE', 'Rate limiting is unavailable.');
+    throw new ServiceError('RATE_LIMIT_UNAVAILABLE', 'Rate limiting is unavailable.');
   }
 }

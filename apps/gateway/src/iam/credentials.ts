@@ -6,7 +6,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import { credentialSchemes } from '@gateway-minds/contract';
 import { isDatabaseUnavailable, type Database } from '@gateway-minds/db';
-import { ApiError, newPrefixedId, type CredentialKind } from '@gateway-minds/service-kit';
+import { ServiceError, newPrefixedId, type CredentialKind } from '@gateway-minds/service-kit';
 
 export interface CredentialRecord {
   id: string;
@@ -212,7 +212,7 @@ export class CredentialStore {
     if (cached && cached.until > now) return cached.record;
     const { rows } = await this.db.query<CredentialRow>('select * from credentials where token_hash = $1', [hash]).catch((error: unknown) => {
       if (!isDatabaseUnavailable(error)) throw error;
-      throw new ApiError('AUTH_UNAVAILABLE', 'The credential store could not be read; nothing was done. Retry the request.', { reason: 'credential_store_unavailable' });
+      throw new ServiceError('AUTH_UNAVAILABLE', 'The credential store could not be read; nothing was done. Retry the request.', { reason: 'credential_store_unavailable' });
     });
     const record = rows[0] ? toRecord(rows[0]) : null;
     if (this.cacheMs > 0) {

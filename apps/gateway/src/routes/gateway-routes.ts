@@ -6,7 +6,7 @@ import type { RequestHandler } from 'express';
 import { errorCatalog, errorCodes, errorDocsUrl, operationTable, type OperationFacts, type RefusalRuleId, type Schemas, type ServiceOperationId } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { isDatabaseUnavailable, type Database } from '@gateway-minds/db';
-import { ApiError, refused, requestContext, type HandlerTable, type VerifiedPrincipal } from '@gateway-minds/service-kit';
+import { ServiceError, refused, requestContext, type HandlerTable, type VerifiedPrincipal } from '@gateway-minds/service-kit';
 import type { CredentialStore } from '../iam/credentials.js';
 import type { AdmissionProbe } from '../routing/admission-probe.js';
 import type { StatusProbe } from '../routing/status-probe.js';
@@ -88,7 +88,7 @@ export function gatewayHandlers(deps: GatewayRouteDeps): HandlerTable<ServiceOpe
       // A database lost meanwhile is USAGE_UNAVAILABLE (a read: retry it), not a 500.
       const unavailable = (error: unknown): never => {
         if (!isDatabaseUnavailable(error)) throw error;
-        throw new ApiError('USAGE_UNAVAILABLE', 'Usage could not be read from the database; nothing was changed. Retry the read.', { reason: 'database_unavailable' });
+        throw new ServiceError('USAGE_UNAVAILABLE', 'Usage could not be read from the database; nothing was changed. Retry the read.', { reason: 'database_unavailable' });
       };
       await deps.usage.flush().catch(unavailable);
       const to = new Date();

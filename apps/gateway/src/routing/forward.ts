@@ -10,7 +10,7 @@
 import type { Response } from 'express';
 import { errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
 import type { ErrorReason, OperationFacts } from '@gateway-minds/contract';
-import { ApiError, ASSERTION_HEADER, type VerifiedPrincipal } from '@gateway-minds/service-kit';
+import { ServiceError, ASSERTION_HEADER, type VerifiedPrincipal } from '@gateway-minds/service-kit';
 import { MAX_UPSTREAM_BODY_BYTES, type Upstream } from './upstreams.js';
 
 const PASSED_BACK_HEADERS = ['content-type', 'retry-after', 'allow', 'dpop-nonce', 'www-authenticate'];
@@ -30,8 +30,8 @@ export interface ForwardRequest {
 
 type RelayCode = 'UPSTREAM_UNREACHABLE' | 'UPSTREAM_TIMEOUT' | 'BAD_GATEWAY';
 
-function relayError<C extends RelayCode>(code: C, upstream: Upstream, reason: ErrorReason<C>, message: string): ApiError<C> {
-  return new ApiError(code, message, { reason, layer: upstream.name });
+function relayError<C extends RelayCode>(code: C, upstream: Upstream, reason: ErrorReason<C>, message: string): ServiceError<C> {
+  return new ServiceError(code, message, { reason, layer: upstream.name });
 }
 
 /** Signs (or reuses) the assertion for a principal and an audience. */
@@ -149,7 +149,7 @@ function exchange(upstream: Upstream, request: { path: string; method: string; h
   });
 }
 
-function classify(error: unknown, upstream: Upstream): ApiError {
+function classify(error: unknown, upstream: Upstream): ServiceError {
   if (error instanceof undiciErrors.ResponseExceededMaxSizeError) {
     return relayError('BAD_GATEWAY', upstream, 'response_too_large', `The ${upstream.name} service's response exceeded ${MAX_UPSTREAM_BODY_BYTES} bytes.`);
   }

@@ -16,7 +16,7 @@
  *   otherwise (also: the Mind does not exist)     -> 403 INVALID_AGENT_CAPABILITY
  */
 import type { Queryable } from '@gateway-minds/db';
-import { ApiError } from '@gateway-minds/service-kit';
+import { ServiceError } from '@gateway-minds/service-kit';
 import type { AgentCaller } from '../auth.js';
 import type { MindRow } from '../minds/store.js';
 import { PERMISSION_READ, PERMISSION_WRITE, type Permission } from '../spec.js';
@@ -43,8 +43,8 @@ interface CandidateRow {
   expires_at: number;
 }
 
-export function invalidCapability(): ApiError {
-  return new ApiError('INVALID_AGENT_CAPABILITY', 'No active attachment grants this agent the permission on this Mind.');
+export function invalidCapability(): ServiceError {
+  return new ServiceError('INVALID_AGENT_CAPABILITY', 'No active attachment grants this agent the permission on this Mind.');
 }
 
 export async function authorizeAgent(db: Queryable, caller: AgentCaller, mindId: string, group: string | null, need: AgentNeed, now = Date.now()): Promise<AgentAccess> {
@@ -68,6 +68,6 @@ export async function authorizeAgent(db: Queryable, caller: AgentCaller, mindId:
   if (matching.some((c) => c.expires_at > now)) {
     return { mind, namespace: group === null ? agentNamespace(caller.agentId) : groupNamespace(group) };
   }
-  if (matching.length > 0) throw new ApiError('AGENT_CAPABILITY_EXPIRED', 'The attachment granting access to this Mind has expired.');
+  if (matching.length > 0) throw new ServiceError('AGENT_CAPABILITY_EXPIRED', 'The attachment granting access to this Mind has expired.');
   throw invalidCapability();
 }

@@ -1,7 +1,7 @@
 /** Memory operations: the owner's (human session) and the attached agents'. */
 import type { Request, Response } from 'express';
 import type { Schemas } from '@gateway-minds/contract';
-import { ApiError, requestContext } from '@gateway-minds/service-kit';
+import { ServiceError, requestContext } from '@gateway-minds/service-kit';
 import { agentCaller, humanCaller } from '../auth.js';
 import type { MindStatus } from '../controller/state.js';
 import type { Deps } from '../deps.js';
@@ -16,7 +16,7 @@ const READY: MindStatus = 'ready';
 
 function requireReady(mind: AccessedMind): void {
   if (mind.status !== READY) {
-    throw new ApiError('MIND_NOT_READY', `The Mind is ${mind.status}, not ready for memory operations.`, { reason: 'mind_not_ready' });
+    throw new ServiceError('MIND_NOT_READY', `The Mind is ${mind.status}, not ready for memory operations.`, { reason: 'mind_not_ready' });
   }
 }
 
@@ -79,8 +79,8 @@ export function memoryHandlers(deps: Deps) {
       const scope = await ownerScope(req, res);
       const { event_id, content } = req.body as Schemas['UpdateEpisodicMemoryRequest'];
       const outcome = await updateEventContent(db, scope, requestContext(res).pathParams.storage_id!, event_id, content);
-      if (outcome === 'not_found') throw new ApiError('NOT_FOUND', 'No event with this storage id in the Mind.', { reason: 'memory_not_found' });
-      if (outcome === 'event_id_mismatch') throw new ApiError('EVENT_ID_MISMATCH', 'event_id is not the id of the event stored under this storage id.');
+      if (outcome === 'not_found') throw new ServiceError('NOT_FOUND', 'No event with this storage id in the Mind.', { reason: 'memory_not_found' });
+      if (outcome === 'event_id_mismatch') throw new ServiceError('EVENT_ID_MISMATCH', 'event_id is not the id of the event stored under this storage id.');
       const body: Schemas['UpdateEpisodicMemoryResult'] = { ok: true };
       res.json(body);
     },

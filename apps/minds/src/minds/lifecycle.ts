@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Queryable } from '@gateway-minds/db';
 import type { Schemas } from '@gateway-minds/contract';
-import { ApiError, requestContext } from '@gateway-minds/service-kit';
+import { ServiceError, requestContext } from '@gateway-minds/service-kit';
 import { humanCaller, type HumanCaller } from '../auth.js';
 import { contextSha256 } from '../canonical.js';
 import { deriveStatus } from '../controller/state.js';
@@ -22,8 +22,8 @@ export function tenantOf(caller: { org: string; project: string }): Tenant {
   return { org: caller.org, project: caller.project };
 }
 
-export function mindNotFound(): ApiError {
-  return new ApiError('NOT_FOUND', 'No such Mind in the selected organization and project.', { reason: 'mind_not_found' });
+export function mindNotFound(): ServiceError {
+  return new ServiceError('NOT_FOUND', 'No such Mind in the selected organization and project.', { reason: 'mind_not_found' });
 }
 
 /** Sends a stored (first or replayed) response: same status, same JSON text. */
@@ -57,7 +57,7 @@ export function lifecycleHandlers(deps: Deps) {
     const limit = req.query.limit === undefined ? LIST_LIMIT_DEFAULT : Number(req.query.limit);
     const after = typeof req.query.after === 'string' ? req.query.after : null;
     if (after) {
-      if (!(await mindExists(db, tenantOf(caller), after))) throw new ApiError('INVALID_QUERY', '`after` is not a Mind of this list.', { reason: 'cursor_not_found' });
+      if (!(await mindExists(db, tenantOf(caller), after))) throw new ServiceError('INVALID_QUERY', '`after` is not a Mind of this list.', { reason: 'cursor_not_found' });
     }
     const { rows } = await db.query<MindView>(LIST_SQL, [caller.org, caller.project, after, limit + 1]);
     const page = rows.slice(0, limit);
@@ -73,7 +73,7 @@ export function lifecycleHandlers(deps: Deps) {
   async function createMind(req: Request, res: Response): Promise<void> {
     const caller = humanCaller(res);
     if (header(req, CREATION_CONTEXT_HEADER) !== contextSha256(caller)) {
-      throw new ApiError('ORIGINAL_CONTEXT_MISMATCH', 'The creation context is not the verified selection of this session; list the Minds again.');
+      throw new ServiceError('ORIGINAL_CONTEXT_MISMATCH', 'The creation context is not the verified selection of this session; list the Minds again.');
     }
     const { operationId } = requestContext(res).operation;
     const body = req.body as Schemas['CreateMindRequest'];
@@ -81,7 +81,7 @@ export function lifecycleHandlers(deps: Deps) {
     const stored = await runOnce(db, IDEMPOTENCY_KEYS, replayScope(caller, key), operationId, requestFingerprint(operationId, {}, body), async (tx) => {
       const { plan, capacity } = resolveCapacity(body.plan, body.profile_id);
       if ((await lockAndCountSandboxMinds(tx, tenantOf(caller), caller.sandbox)) >= MAX_MINDS_PER_SANDBOX) {
-        throw new ApiError('SANDBOX_CREATE_NOT_ADMITTED', `This Sandbox already holds ${MAX_MINDS_PER_SANDBOX} Minds, the most it admits.`, { reason: 'sandbox_mind_limit' });
+        throw new ServiceError('SANDBOX_CREATE_NOT_ADMITTED', `This Sandbox already holds ${MAX_MINDS_PER_SANDBOX} Minds, the most it admits.`, { reason: 'sandbox_mind_limit' });
       }
       const mindId = randomUUID();
       const { rows } = await tx.query<MindRow>(
@@ -120,7 +120,7 @@ export function lifecycleHandlers(deps: Deps) {
       const mind = await findMind(tx, tenantOf(caller), pathParams.mind_id!, { forUpdate: true });
       if (!mind) throw mindNotFound();
       if (mind.desired_generation !== body.expected_generation) {
-        throw new ApiError('MIND_NOT_READY', "expected_generation does not match the Mind's desired_generation; read the Mind again.", {
+        throw new ServiceError('MIND_NOT_READY', "expected_generation does not match the Mind's desired_generation; read the Mind again.", {
           reason: 'generation_mismatch',
         });
       }

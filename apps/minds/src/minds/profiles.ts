@@ -3,7 +3,7 @@
  * ("Plan and profile rules for create") and the capacities of its examples:
  * capacity is owned by the server and never taken from the caller.
  */
-import { ApiError } from '@gateway-minds/service-kit';
+import { ServiceError } from '@gateway-minds/service-kit';
 import { DEFAULT_PLAN, type Plan, type ProfileId } from '../spec.js';
 import type { MindCapacity } from './store.js';
 
@@ -30,7 +30,7 @@ export function resolveCapacity(requestedPlan: Plan | undefined, requestedProfil
   const rules = PLAN_PROFILES[plan];
   const profile = requestedProfile ?? rules.default;
   if (!rules.allowed.includes(profile)) {
-    throw new ApiError('INVALID_ARGUMENT', `Profile ${profile} is not available on the ${plan} plan.`, {
+    throw new ServiceError('INVALID_ARGUMENT', `Profile ${profile} is not available on the ${plan} plan.`, {
       errors: [{ location: 'body.profile_id', message: `must be one of ${rules.allowed.join(', ')} on the ${plan} plan` }],
     });
   }

@@ -15,7 +15,7 @@
 import type { Request, Response } from 'express';
 import type { Queryable } from '@gateway-minds/db';
 import type { Schemas } from '@gateway-minds/contract';
-import { ApiError, ASSERTION_HEADER, newPrefixedId, requestContext } from '@gateway-minds/service-kit';
+import { ServiceError, ASSERTION_HEADER, newPrefixedId, requestContext } from '@gateway-minds/service-kit';
 import { humanCaller, type HumanCaller } from '../auth.js';
 import type { AgentRecord } from '../agents.js';
 import type { Deps } from '../deps.js';
@@ -99,9 +99,9 @@ function toAttachment(row: AttachmentRow): MindAttachment {
   };
 }
 
-const versionMismatch = () => new ApiError('INVALID_REQUEST', 'expectedVersion is not the current version of this record; read it again.', { reason: 'version_mismatch' });
-const groupNotFound = () => new ApiError('NOT_FOUND', 'No such agent group of yours in the selected organization.', { reason: 'group_not_found' });
-const agentNotFound = () => new ApiError('NOT_FOUND', 'No such agent in the selected organization.', { reason: 'agent_not_found' });
+const versionMismatch = () => new ServiceError('INVALID_REQUEST', 'expectedVersion is not the current version of this record; read it again.', { reason: 'version_mismatch' });
+const groupNotFound = () => new ServiceError('NOT_FOUND', 'No such agent group of yours in the selected organization.', { reason: 'group_not_found' });
+const agentNotFound = () => new ServiceError('NOT_FOUND', 'No such agent in the selected organization.', { reason: 'agent_not_found' });
 
 /** A group of the caller in the caller's organization (groups are organization-wide, owned by their creator). */
 async function findOwnGroup(db: Queryable, caller: HumanCaller, groupId: string, options: { active: boolean }): Promise<GroupRow | undefined> {
@@ -210,7 +210,7 @@ export function ownerHandlers(deps: Deps) {
       if (!(await findOwnGroup(tx, caller, groupId, { active: false }))) throw groupNotFound();
       const { rows } = await tx.query<MemberRow>(`SELECT * FROM agent_group_members WHERE group_id = $1 AND agent_id = $2 FOR UPDATE`, [groupId, agentId]);
       const record = rows[0];
-      if (!record) throw new ApiError('NOT_FOUND', 'This agent has no membership record in the group.', { reason: 'member_not_found' });
+      if (!record) throw new ServiceError('NOT_FOUND', 'This agent has no membership record in the group.', { reason: 'member_not_found' });
       if (record.version !== expectedVersion) throw versionMismatch();
       if (record.revoked_at !== null) return toMember(record); // already removed: the tombstone, unchanged
       const removed = await tx.query<MemberRow>(
@@ -253,7 +253,7 @@ export function ownerHandlers(deps: Deps) {
         if (subjectKind === 'agent' && !agent) throw agentNotFound();
         const now = Date.now();
         if (!(body.expiresAt > now && body.expiresAt <= now + ATTACHMENT_MAX_LIFETIME_MS)) {
-          throw new ApiError('INVALID_REQUEST', 'expiresAt must be in the future and at most 30 days after server time.', { reason: 'expires_at_out_of_range' });
+          throw new ServiceError('INVALID_REQUEST', 'expiresAt must be in the future and at most 30 days after server time.', { reason: 'expires_at_out_of_range' });
         }
         const permissions = JSON.stringify(body.permissions);
         const { rows } = await tx.query<AttachmentRow>(
@@ -294,7 +294,7 @@ export function ownerHandlers(deps: Deps) {
         [attachmentId, mindId, caller.org, caller.project],
       );
       const record = rows[0];
-      if (!record) throw new ApiError('NOT_FOUND', 'The Mind has no attachment with this id.', { reason: 'attachment_not_found' });
+      if (!record) throw new ServiceError('NOT_FOUND', 'The Mind has no attachment with this id.', { reason: 'attachment_not_found' });
       if (record.version !== expectedVersion) throw versionMismatch();
       if (record.revoked_at !== null) return toAttachment(record); // already detached: the tombstone, unchanged
       const detached = await tx.query<AttachmentRow>(

@@ -5,6 +5,9 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** The trees they read: the libraries, the applications, and the suites and release tooling under scripts/. */
+export const codeTrees = ['apps', 'packages', 'scripts/conformance', 'scripts/readme-check', 'scripts/release'];
+
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'test', 'generated', '.turbo', '.test-results', 'data']);
 
 export function sourceFiles(dir: string): string[] {

@@ -1,8 +1,7 @@
 /** The request body: added, removed, made required or optional, its media types, prose and examples, and each media type's schema. */
 import { escapePointer, quote, resolve, same, type Change, type Doc, type Json } from '../model.js';
-import { emit } from '../scope.js';
+import { emit, typingOf } from '../scope.js';
 import type { Comparison, LocatedOperation } from '../compare.js';
-import { typingOf } from './responses.js';
 
 export function compareRequestBody(cmp: Comparison, b: LocatedOperation, h: LocatedOperation, out: Change[], uses: Set<string>): void {
   const bBody = resolve(cmp.base, b.operation.requestBody);

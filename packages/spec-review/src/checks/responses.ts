@@ -3,15 +3,9 @@
  * codes a response's examples list (this repository's catalog), and each body's and header's schema.
  */
 import { escapePointer, list, plural, quote, resolve, same, type Change, type Doc, type Json } from '../model.js';
-import { emit, type Typing } from '../scope.js';
+import { emit, typingOf } from '../scope.js';
 import type { Comparison, LocatedOperation } from '../compare.js';
 import { examplesMessage, examplesOf } from './request-body.js';
-
-/** JSON is typed on the wire (1 is not "1"); any other media type (XML, forms, text) carries text. */
-export function typingOf(mediaType: string): Typing {
-  const type = mediaType.split(';')[0]!.trim().toLowerCase();
-  return type === 'application/json' || type.endsWith('+json') || type === '*/*' ? 'strong' : 'weak';
-}
 
 function errorCodesOf(doc: Doc, response: Json): Set<string> {
   const codes = new Set<string>();

@@ -1,7 +1,7 @@
 /**
  * Security: which credentials an operation accepts (its `security`, or the document's), and the
  * security schemes in components. oasdiff levels every security change info; this repository's
- * review re-levels the ones that turn a working client away (see scripts/spec-review).
+ * review re-levels the ones that turn a working client away (see scripts/spec-history).
  */
 import { list, resolve, show, type Change, type Doc, type Json } from '../model.js';
 import { emit } from '../scope.js';
