@@ -26,6 +26,28 @@ export interface Stack {
   close(): Promise<void>;
 }
 
+/** The Minds service as every bench stack runs it: a fast simulated host, both default-off admissions on. */
+const mindsBenchSettings = {
+  MINDS_HOST_PROVISION_MS: '50',
+  MINDS_HOST_STOP_MS: '50',
+  MINDS_OWNER_MANAGEMENT_ENABLED: 'true',
+  MINDS_AGENT_MEMORY_ENABLED: 'true',
+};
+
+/** A started stack's handle: its URLs, and credentials through its admin listener (whose token is in the data directory). */
+function stackHandle(dataDir: string, ports: { gateway: number; admin: number }, processes: { gateway: ChildProcess; minds: ChildProcess }, close: () => Promise<void>): Stack {
+  const adminUrl = `http://127.0.0.1:${ports.admin}`;
+  const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+  return {
+    gatewayUrl: `http://127.0.0.1:${ports.gateway}`,
+    adminUrl,
+    dataDir,
+    ...processes,
+    issue: (kind, extra = {}) => issueCredential(adminUrl, adminToken, kind, extra),
+    close,
+  };
+}
+
 /** A stack's data directory, for a process that must read the stack's files before it starts. */
 export function newStackDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'bench-stack-'));
@@ -38,7 +60,7 @@ export function newStackDataDir(): string {
 export async function startStack(options: { env?: Record<string, string>; mindsUrl?: string; databaseUrl?: string; dataDir?: string } = {}): Promise<Stack> {
   const dataDir = options.dataDir ?? newStackDataDir();
   await ensureAssertionKeys(assertionKeyFiles(dataDir));
-  const [gatewayPort, adminPort, mindsPort] = await freePorts(3);
+  const [gatewayPort, adminPort, mindsPort] = (await freePorts(3)) as [number, number, number];
   const common = { DATA_DIR: dataDir, NODE_ENV: 'production', ...options.env };
   const schemaPrefix = `bench_${randomUUID().slice(0, 8)}`;
   const database = (service: string): Record<string, string> =>
@@ -48,10 +70,7 @@ export async function startStack(options: { env?: Record<string, string>; mindsU
     ...database('minds'),
     PORT: String(mindsPort),
     IAM_INTERNAL_URL: `http://127.0.0.1:${adminPort}`,
-    MINDS_HOST_PROVISION_MS: '50',
-    MINDS_HOST_STOP_MS: '50',
-    MINDS_OWNER_MANAGEMENT_ENABLED: 'true',
-    MINDS_AGENT_MEMORY_ENABLED: 'true',
+    ...mindsBenchSettings,
   }, `http://127.0.0.1:${mindsPort}/healthz`);
   const gateway = await startProgram(join(repoRoot, 'apps/gateway/dist/main.js'), {
     ...common,
@@ -61,22 +80,12 @@ export async function startStack(options: { env?: Record<string, string>; mindsU
     MINDS_URL: options.mindsUrl ?? `http://127.0.0.1:${mindsPort}`,
     RATE_LIMIT_POINTS: '100000000',
   }, `http://127.0.0.1:${gatewayPort}/v1/status`);
-  const adminUrl = `http://127.0.0.1:${adminPort}`;
-  const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
-  return {
-    gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
-    adminUrl,
-    dataDir,
-    gateway,
-    minds,
-    issue: (kind, extra = {}) => issueCredential(adminUrl, adminToken, kind, extra),
-    async close() {
-      await stop(gateway);
-      await stop(minds);
-      rmSync(dataDir, { recursive: true, force: true });
-      if (options.databaseUrl) await dropSchemas(options.databaseUrl, schemaPrefix);
-    },
-  };
+  return stackHandle(dataDir, { gateway: gatewayPort, admin: adminPort }, { gateway, minds }, async () => {
+    await stop(gateway);
+    await stop(minds);
+    rmSync(dataDir, { recursive: true, force: true });
+    if (options.databaseUrl) await dropSchemas(options.databaseUrl, schemaPrefix);
+  });
 }
 
 /**
@@ -87,7 +96,7 @@ export async function startStack(options: { env?: Record<string, string>; mindsU
  */
 export async function startAllInOne(options: { env?: Record<string, string>; databaseUrl?: string } = {}): Promise<Stack> {
   const dataDir = newStackDataDir();
-  const [gatewayPort, adminPort] = await freePorts(2);
+  const [gatewayPort, adminPort] = (await freePorts(2)) as [number, number];
   const database = options.databaseUrl ? await throwawayDatabase(options.databaseUrl) : undefined;
   const stack = await startProgram(join(repoRoot, 'apps/stack/dist/start.js'), {
     DATA_DIR: dataDir,
@@ -97,28 +106,16 @@ export async function startAllInOne(options: { env?: Record<string, string>; dat
     PORT: String(gatewayPort),
     ADMIN_PORT: String(adminPort),
     RATE_LIMIT_POINTS: '100000000',
-    MINDS_HOST_PROVISION_MS: '50',
-    MINDS_HOST_STOP_MS: '50',
-    MINDS_OWNER_MANAGEMENT_ENABLED: 'true',
-    MINDS_AGENT_MEMORY_ENABLED: 'true',
+    ...mindsBenchSettings,
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...options.env,
   }, `http://127.0.0.1:${gatewayPort}/v1/status`);
-  const adminUrl = `http://127.0.0.1:${adminPort}`;
-  const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
-  return {
-    gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
-    adminUrl,
-    dataDir,
-    gateway: stack,
-    minds: stack,
-    issue: (kind, extra = {}) => issueCredential(adminUrl, adminToken, kind, extra),
-    async close() {
-      await stop(stack);
-      rmSync(dataDir, { recursive: true, force: true });
-      await database?.drop();
-    },
-  };
+  // One process is both the gateway's and the service's.
+  return stackHandle(dataDir, { gateway: gatewayPort, admin: adminPort }, { gateway: stack, minds: stack }, async () => {
+    await stop(stack);
+    rmSync(dataDir, { recursive: true, force: true });
+    await database?.drop();
+  });
 }
 
 async function throwawayDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {

@@ -93,6 +93,15 @@ async function fillMemory(stack: Stack, session: string, mindId: string): Promis
   }
 }
 
+/** A session on `stack` and a ready Mind of it with 2000 events in its memory; nothing without a stack. */
+async function filledMind(stack: Stack | undefined): Promise<{ session: string; mindId: string }> {
+  if (!stack) return { session: '', mindId: '' };
+  const session = (await stack.issue('bridge_session')).token;
+  const mindId = await readyMind(stack, session);
+  await fillMemory(stack, session, mindId);
+  return { session, mindId };
+}
+
 function searchTarget(name: string, stack: Stack, mindId: string, session: string): Target {
   return {
     name,
@@ -149,15 +158,11 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     const stack = await startStack();
     stacks.push(stack);
     const apiKey = (await stack.issue('api_key')).token;
-    const session = (await stack.issue('bridge_session')).token;
-    const mindId = await readyMind(stack, session);
-    await fillMemory(stack, session, mindId);
+    const { session, mindId } = await filledMind(stack);
     const databaseUrl = process.env.BENCH_DATABASE_URL;
     const pgStack = databaseUrl ? await startStack({ databaseUrl }) : undefined;
     if (pgStack) stacks.push(pgStack);
-    const pgSession = pgStack ? (await pgStack.issue('bridge_session')).token : '';
-    const pgMindId = pgStack ? await readyMind(pgStack, pgSession) : '';
-    if (pgStack) await fillMemory(pgStack, pgSession, pgMindId);
+    const { session: pgSession, mindId: pgMindId } = await filledMind(pgStack);
     // The same stack as `npm start` runs it (no NODE_ENV=production): both services validate their
     // responses and the database checks its transaction scopes. The issue's own measurement ran it so.
     const asNpmStartRuns = await startStack({ env: { NODE_ENV: 'development' } });
@@ -169,14 +174,10 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
     const allInOne = await startAllInOne();
     stacks.push(allInOne);
     const allInOneApiKey = (await allInOne.issue('api_key')).token;
-    const allInOneSession = (await allInOne.issue('bridge_session')).token;
-    const allInOneMindId = await readyMind(allInOne, allInOneSession);
-    await fillMemory(allInOne, allInOneSession, allInOneMindId);
+    const { session: allInOneSession, mindId: allInOneMindId } = await filledMind(allInOne);
     const pgAllInOne = databaseUrl ? await startAllInOne({ databaseUrl }) : undefined;
     if (pgAllInOne) stacks.push(pgAllInOne);
-    const pgAllInOneSession = pgAllInOne ? (await pgAllInOne.issue('bridge_session')).token : '';
-    const pgAllInOneMindId = pgAllInOne ? await readyMind(pgAllInOne, pgAllInOneSession) : '';
-    if (pgAllInOne) await fillMemory(pgAllInOne, pgAllInOneSession, pgAllInOneMindId);
+    const { session: pgAllInOneSession, mindId: pgAllInOneMindId } = await filledMind(pgAllInOne);
     // A second gateway in front of the stub upstream: forwarding without the service behind it.
     const forwardingOnly = await startStack({ mindsUrl: stub.url });
     stacks.push(forwardingOnly);
