@@ -112,6 +112,7 @@ async function stopGroup(child: ChildProcess): Promise<void> {
 
 /** `npm start` (the root package.json's script, build included) to the first 200 from /v1/status. */
 async function timeNpmStart(env: Record<string, string>, url: string): Promise<number> {
+  await untilRefused(url);
   const started = performance.now();
   const child = spawn('npm', ['start'], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   // What it said last on stderr, for the error if it exits: a failed start is otherwise a bare exit code.
