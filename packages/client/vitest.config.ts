@@ -1,9 +1,16 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// The files that start a stack: the `e2e` project (`npm run test:e2e`),
+// which `npm test` runs after every workspace's fast tests.
+const endToEnd = ['test/e2e.test.ts'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...endToEnd] } },
+      { extends: true, test: { name: 'e2e', include: endToEnd } },
+    ],
   },
 });
