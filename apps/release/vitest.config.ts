@@ -11,7 +11,7 @@ export default defineConfig({
     hookTimeout: 240_000,
     maxWorkers: 1,
     projects: [
-      { extends: true, test: { name: 'fast', exclude: [...configDefaults.exclude, ...endToEnd] } },
+      { extends: true, test: { name: 'fast', exclude: [...configDefaults.exclude, ...endToEnd], typecheck: { enabled: true } } },
       { extends: true, test: { name: 'e2e', include: endToEnd } },
     ],
   },

@@ -7,7 +7,7 @@ const endToEnd = ['test/pipeline.test.ts'];
 export default defineConfig({
   test: {
     projects: [
-      { extends: true, test: { name: 'fast', exclude: [...configDefaults.exclude, ...endToEnd] } },
+      { extends: true, test: { name: 'fast', exclude: [...configDefaults.exclude, ...endToEnd], typecheck: { enabled: true } } },
       { extends: true, test: { name: 'e2e', include: endToEnd } },
     ],
   },

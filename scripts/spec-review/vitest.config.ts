@@ -9,7 +9,7 @@ export default defineConfig({
     // The CLI tests run git, redocly lint and the bundler for real.
     testTimeout: 180_000, // a review spawns tsx, git and redocly; on a shared 2-core machine two of them can take a minute
     projects: [
-      { extends: true, test: { name: 'fast', exclude: [...configDefaults.exclude, ...endToEnd] } },
+      { extends: true, test: { name: 'fast', exclude: [...configDefaults.exclude, ...endToEnd], typecheck: { enabled: true } } },
       { extends: true, test: { name: 'e2e', include: endToEnd } },
     ],
   },
