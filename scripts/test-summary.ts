@@ -1,36 +1,85 @@
 /**
- * Prints one closing line for the whole repository's test run, summed from
- * every workspace's vitest JSON report: "Tests: N passed, N failed, N skipped".
- * CI reads that line; turbo interleaves the per-package summaries.
+ * `npm test`: the repository's tests in two tiers, then one summary.
+ *
+ * 1. `turbo run lint test`: every workspace's type check and its in-process tests (type tests,
+ *    `*.test-d.ts`, included), two workspaces at a time.
+ * 2. `turbo run test:e2e`, after all of them: the files that start a stack, Prism, Chromium,
+ *    `npm pack` or a program of their own, two workspaces at a time.
+ *
+ * It closes with each tier's wall time, the ten slowest test files, each workspace's count and one
+ * line CI reads: "Tests: N passed, N failed, N skipped", summed from every vitest JSON report
+ * (`.test-results/vitest.json` for the first tier, `vitest-e2e.json` for the second); turbo
+ * interleaves the per-package summaries. Arguments go to both turbo runs (`npm test -- --filter=@gateway-minds/db`).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
 
 interface VitestReport {
   numPassedTests: number;
   numFailedTests: number;
   numPendingTests: number;
   numTodoTests: number;
+  testResults: { name: string; startTime: number; endTime: number; status: string }[];
 }
 
 const root = join(import.meta.dirname, '..');
+const reportNames = ['vitest.json', 'vitest-e2e.json'];
+const tiers = [
+  { name: 'lint and tests', tasks: ['lint', 'test'], concurrency: 2 },
+  { name: 'end-to-end tests', tasks: ['test:e2e'], concurrency: 2 },
+];
+
+const workspaces = ['packages', 'apps', 'scripts'].flatMap((group) => {
+  const groupDir = join(root, group);
+  if (!existsSync(groupDir)) return [];
+  return readdirSync(groupDir)
+    .map((name) => join(groupDir, name))
+    .filter((dir) => existsSync(join(dir, 'package.json')));
+});
+
+// A report left by an earlier run would count tests this run did not run.
+for (const dir of workspaces) for (const name of reportNames) rmSync(join(dir, '.test-results', name), { force: true });
+
+const turbo = join(root, 'node_modules/.bin/turbo');
+const timings: string[] = [];
+let tiersFailed = false;
+for (const tier of tiers) {
+  const started = performance.now();
+  // Every task whose dependencies built runs, and both tiers run, failing or not: one run of
+  // minutes shows every failure, not the first.
+  const args = ['run', ...tier.tasks, `--concurrency=${tier.concurrency}`, '--continue=dependencies-successful', ...process.argv.slice(2)];
+  const run = spawnSync(turbo, args, { cwd: root, stdio: 'inherit' });
+  timings.push(`  ${tier.name} (turbo run ${tier.tasks.join(' ')}): ${seconds(performance.now() - started)}${run.status === 0 ? '' : ' (failed)'}`);
+  if (run.status !== 0) tiersFailed = true;
+}
+
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 const perPackage: string[] = [];
-for (const group of ['packages', 'apps', 'scripts']) {
-  const groupDir = join(root, group);
-  if (!existsSync(groupDir)) continue;
-  for (const name of readdirSync(groupDir)) {
-    const report = join(groupDir, name, '.test-results/vitest.json');
+const files: { name: string; ms: number }[] = [];
+for (const dir of workspaces) {
+  for (const reportName of reportNames) {
+    const report = join(dir, '.test-results', reportName);
     if (!existsSync(report)) continue;
     const r = JSON.parse(readFileSync(report, 'utf8')) as VitestReport;
     passed += r.numPassedTests;
     failed += r.numFailedTests;
     skipped += r.numPendingTests + r.numTodoTests;
-    perPackage.push(`  ${group}/${name}: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);
+    perPackage.push(`  ${relative(root, dir)}${reportName === 'vitest.json' ? '' : ' (end-to-end)'}: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);
+    // Type tests are compiled together, by one tsc: their files carry no time of their own.
+    for (const file of r.testResults) if (file.endTime > file.startTime) files.push({ name: relative(root, file.name), ms: file.endTime - file.startTime });
   }
 }
+const slowest = files.sort((a, b) => b.ms - a.ms).slice(0, 10);
+
+console.log(`\nWall time by tier:\n${timings.join('\n')}`);
+console.log(`\nSlowest test files:\n${slowest.map((f) => `  ${seconds(f.ms).padStart(7)}  ${f.name}`).join('\n')}`);
 console.log(`\n${perPackage.join('\n')}`);
 console.log(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
-process.exit(failed > 0 || passed === 0 ? 1 : 0);
+process.exit(tiersFailed || failed > 0 || passed === 0 ? 1 : 0);
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,12 +1,19 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// The files that start the stack as `npm start` does: the `e2e` project (`npm run test:e2e`),
+// which `npm test` runs after every workspace's fast tests.
+const endToEnd = ['test/start.test.ts'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // An empty data directory means two PGlite initdb runs: about 9 s on a slow 2-core host.
     testTimeout: 90_000,
     // The two cases share one data directory: the second reopens what the first created.
     fileParallelism: false,
     sequence: { concurrent: false },
+    projects: [
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...endToEnd], typecheck: { enabled: true } } },
+      { extends: true, test: { name: 'e2e', include: endToEnd } },
+    ],
   },
 });

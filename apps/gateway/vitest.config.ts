@@ -1,0 +1,14 @@
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// The files that start the admin CLI as a program: the `e2e` project (`npm run test:e2e`),
+// which `npm test` runs after every workspace's fast tests.
+const endToEnd = ['test/admin-cli.test.ts'];
+
+export default defineConfig({
+  test: {
+    projects: [
+      { extends: true, test: { name: 'fast', exclude: [...configDefaults.exclude, ...endToEnd], typecheck: { enabled: true } } },
+      { extends: true, test: { name: 'e2e', include: endToEnd } },
+    ],
+  },
+});
