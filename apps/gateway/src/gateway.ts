@@ -86,10 +86,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
     migrationsDir,
   });
   const store = new CredentialStore(db, config.credentialCacheMs);
-  if (!(await store.firstOrganization())) {
-    const seeded = await store.createOrganization('Development');
-    logger.info(seeded, 'seeded a development organization and project');
-  }
+  const first = await store.seedFirstOrganization('Development');
+  if (first.seeded) logger.info({ organizationId: first.organizationId, projectId: first.projectId }, 'seeded a development organization and project');
 
   const signingKey = await readAssertionKey(config.assertionPrivateKeyFile);
   if (!signingKey) logger.warn({ file: config.assertionPrivateKeyFile }, 'no assertion signing key: nothing will be forwarded');

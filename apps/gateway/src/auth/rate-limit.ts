@@ -21,13 +21,9 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
   const common = { points: options.points, duration: options.durationSeconds, keyPrefix: options.keyPrefix ?? 'gateway' };
   if (options.store === 'redis') return new RateLimiterRedis({ ...common, storeClient: options.redis, rejectIfRedisNotReady: true });
   if (options.store === 'postgres') {
-    const limiter = await new Promise<RateLimiterPostgres>((resolve, reject) => {
-      const created: RateLimiterPostgres = new RateLimiterPostgres(
-        { ...common, storeClient: options.postgres?.pool, storeType: 'pool', schemaName: options.postgres?.schema, tableName: 'rate_limits' },
-        (error?: Error) => (error ? reject(error) : resolve(created)),
-      );
-    });
-    return limiter;
+    // The table is the gateway's migration 0002, made under the migration lock: replicas starting
+    // at once do not race to create it, and the limiter has nothing to wait for.
+    return new RateLimiterPostgres({ ...common, storeClient: options.postgres?.pool, storeType: 'pool', schemaName: options.postgres?.schema, tableName: 'rate_limits', tableCreated: true });
   }
   return new RateLimiterMemory(common);
 }

@@ -114,6 +114,25 @@ export class CredentialStore {
     return { organizationId, projectId };
   }
 
+  /**
+   * The development organization and project an empty deployment starts with, made once however
+   * many gateways start at once: the check and the insert run under a transaction-scoped advisory
+   * lock, so a second gateway waits, then finds the first one's.
+   */
+  async seedFirstOrganization(name: string): Promise<{ organizationId: string; projectId: string; seeded: boolean }> {
+    return this.db.transaction(async (tx) => {
+      await tx.query('select pg_advisory_xact_lock(hashtext($1))', ['gateway-minds: seed the first organization']);
+      const { rows } = await tx.query<{ organization_id: string; id: string }>('select organization_id, id from projects order by created_at, id limit 1');
+      if (rows[0]) return { organizationId: rows[0].organization_id, projectId: rows[0].id, seeded: false };
+      const organizationId = newPrefixedId('org_');
+      const projectId = newPrefixedId('prj_');
+      await tx.query('insert into organizations (id, name) values ($1, $2)', [organizationId, name]);
+      await tx.query('insert into projects (id, organization_id, name) values ($1, $2, $3)', [projectId, organizationId, name]);
+      return { organizationId, projectId, seeded: true };
+      // Read committed: each statement sees what the gateway that held the lock before committed.
+    }, { isolation: 'read committed' });
+  }
+
   async createProject(organizationId: string, name: string): Promise<string> {
     const projectId = newPrefixedId('prj_');
     await this.db.query('insert into projects (id, organization_id, name) values ($1, $2, $3)', [projectId, organizationId, name]);
