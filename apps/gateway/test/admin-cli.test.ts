@@ -117,6 +117,11 @@ describe('usage errors are one line and exit 2, before anything is sent', { time
     const run = await admin(['issue', '--kind', 'agent_token', '--dpop-jkt', jkt], env);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout).dpop_jkt).toBe(jkt);
+    // One thumbprint in 64 begins with '-', which node's argument parser takes for a flag.
+    const dashed = `-${jkt.slice(1)}`;
+    const dashedRun = await admin(['issue', '--kind', 'agent_token', '--dpop-jkt', dashed], env);
+    expect(dashedRun.code, dashedRun.stderr).toBe(0);
+    expect(JSON.parse(dashedRun.stdout).dpop_jkt).toBe(dashed);
   });
 
   it('--scopes must be scopes the contract asks for', async () => {

@@ -39,26 +39,40 @@ function fail(code: 1 | 2, message: string): never {
   process.exit(code);
 }
 
+const options = {
+  kind: { type: 'string' },
+  org: { type: 'string' },
+  project: { type: 'string' },
+  scopes: { type: 'string' },
+  'no-sandbox': { type: 'boolean' },
+  derived: { type: 'boolean' },
+  agent: { type: 'string' },
+  'dpop-jkt': { type: 'string' },
+  'expires-in': { type: 'string' },
+  'selection-expires-in': { type: 'string' },
+  name: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/**
+ * `--flag value` as `--flag=value` for the flags that take a value: a value may begin with '-' (a
+ * base64url thumbprint does one time in 64, a negative number always), which node's parser would
+ * otherwise refuse as ambiguous.
+ */
+function joinedValues(args: string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i]!.startsWith('--') ? args[i]!.slice(2) : undefined;
+    const takesValue = name !== undefined && (options as Record<string, { type: string }>)[name]?.type === 'string';
+    if (takesValue && i + 1 < args.length) joined.push(`${args[i]}=${args[++i]}`);
+    else joined.push(args[i]!);
+  }
+  return joined;
+}
+
 let parsed: ReturnType<typeof parse>;
 function parse() {
-  return parseArgs({
-    strict: true,
-    allowPositionals: true,
-    options: {
-      kind: { type: 'string' },
-      org: { type: 'string' },
-      project: { type: 'string' },
-      scopes: { type: 'string' },
-      'no-sandbox': { type: 'boolean' },
-      derived: { type: 'boolean' },
-      agent: { type: 'string' },
-      'dpop-jkt': { type: 'string' },
-      'expires-in': { type: 'string' },
-      'selection-expires-in': { type: 'string' },
-      name: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  return parseArgs({ strict: true, allowPositionals: true, options, args: joinedValues(process.argv.slice(2)) });
 }
 try {
   parsed = parse();
