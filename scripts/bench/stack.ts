@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { operationPath } from '@gateway-minds/contract';
-import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit';
+import { assertionKeyFiles, ensureAssertionKeys, HEALTH_PATH } from '@gateway-minds/service-kit';
 import { CREATION_CONTEXT_HEADER, IDEMPOTENCY_HEADER } from '@gateway-minds/minds/internals';
 import { freePorts, repoRoot, startProgram, stop } from './processes.js';
 
@@ -71,7 +71,7 @@ export async function startStack(options: { env?: Record<string, string>; mindsU
     PORT: String(mindsPort),
     IAM_INTERNAL_URL: `http://127.0.0.1:${adminPort}`,
     ...mindsBenchSettings,
-  }, `http://127.0.0.1:${mindsPort}/healthz`);
+  }, `http://127.0.0.1:${mindsPort}${HEALTH_PATH}`);
   const gateway = await startProgram(join(repoRoot, 'apps/gateway/dist/main.js'), {
     ...common,
     ...database('gateway'),
@@ -79,7 +79,7 @@ export async function startStack(options: { env?: Record<string, string>; mindsU
     ADMIN_PORT: String(adminPort),
     MINDS_URL: options.mindsUrl ?? `http://127.0.0.1:${mindsPort}`,
     RATE_LIMIT_POINTS: '100000000',
-  }, `http://127.0.0.1:${gatewayPort}/v1/status`);
+  }, `http://127.0.0.1:${gatewayPort}${operationPath('gateway_getStatus')}`);
   return stackHandle(dataDir, { gateway: gatewayPort, admin: adminPort }, { gateway, minds }, async () => {
     await stop(gateway);
     await stop(minds);
@@ -109,7 +109,7 @@ export async function startAllInOne(options: { env?: Record<string, string>; dat
     ...mindsBenchSettings,
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...options.env,
-  }, `http://127.0.0.1:${gatewayPort}/v1/status`);
+  }, `http://127.0.0.1:${gatewayPort}${operationPath('gateway_getStatus')}`);
   // One process is both the gateway's and the service's.
   return stackHandle(dataDir, { gateway: gatewayPort, admin: adminPort }, { gateway: stack, minds: stack }, async () => {
     await stop(stack);

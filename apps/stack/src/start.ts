@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 // Only the key files: the whole kit (Express, the validator) loads with the topology that needs it,
 // and the assertion module (jose) only when keys must be created.
 import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit/assertion-keys';
+import { operationPath } from '@gateway-minds/contract';
 import type { RunningStack } from './all-in-one.js';
 import { answers } from './processes.js';
 import { stackSettings } from './settings.js';
@@ -52,7 +53,7 @@ if (settings.topology === 'all-in-one') {
     console.error(`${name} exited (${code}); stopping the stack.`);
     stop(1);
   });
-  ready = await answers(`${base}/v1/status`);
+  ready = await answers(`${base}${operationPath('gateway_getStatus')}`);
   if (!ready) console.warn('The gateway did not answer within a minute.');
 }
 // `npm run dev` starts the stack with an IPC channel and restarts it on every contract change: tell it when it answers.
@@ -68,6 +69,6 @@ if (process.env.STACK_BANNER !== 'off') console.log(`
   Get a credential (a signed-in session with a Sandbox selection):
     ${dataDirSetting}npm run admin -- issue --kind bridge_session
   then:
-    curl ${base}/v1/whoami -H "Authorization: Bearer <token>"
-    curl ${base}/v1/minds/services -H "Authorization: Bearer <token>"
+    curl ${base}${operationPath('gateway_getPrincipal')} -H "Authorization: Bearer <token>"
+    curl ${base}${operationPath('minds_listMinds')} -H "Authorization: Bearer <token>"
 `);
