@@ -26,6 +26,7 @@ import {
   docsBaseUrlOf,
   rawBodyReader,
   readAssertionKey,
+  refused,
   requestContext,
   shapeError,
   withSideRoutes,
@@ -151,7 +152,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   async function forwardUnnamed(req: Request, res: Response): Promise<void> {
     const service = /^\/v1\/([^/]+)\//.exec(req.path)?.[1];
     const upstream = service === undefined ? undefined : registry.get(service);
-    if (!upstream) throw new ServiceError('ROUTE_NOT_FOUND', 'No service or operation at this path.');
+    if (!upstream) throw refused('route-not-found');
     if (!upstream.enabled) {
       throw new ServiceError('SERVICE_DISABLED', `The ${upstream.name} service is registered but not enabled.`, { retryAfterSeconds: upstream.disabledRetryAfterSeconds });
     }
@@ -168,7 +169,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
       const match = forwardedRouter.match(req.method, req.path);
       if (match.kind === 'not-found') return await forwardUnnamed(req, res);
       if (match.kind === 'method-not-allowed') {
-        throw new ServiceError('METHOD_NOT_ALLOWED', `The path does not accept ${req.method}.`, { headers: { Allow: match.allow.join(', ') } });
+        throw refused('method-not-allowed', { values: { method: req.method }, headers: { Allow: match.allow.join(', ') } });
       }
       const { operation } = match;
       Object.assign(requestContext(res), { operation, pathParams: match.pathParams });
