@@ -131,9 +131,8 @@ describe('MSW request validation, judged by the hostile-input generator', () => 
       const request = hostile.expected.some((code) => code === 'PATH_INVALID' || code === 'QUERY_TOO_LONG') ? undefined : fetchRequest(hostile.request);
       return request ? [{ hostile, request }] : [];
     });
-    // Requests the servers' validation passes on to the handler, which refuses them by its own rule in
-    // the real stack: keywords beside a parameter schema's `$ref` (`maxLength` on the usage window's
-    // `from` and `to`), which express-openapi-validator ignores and the handlers' schemas keep.
+    // Requests the servers' validation passes on to the handler (a 299 from the stand-in handlers):
+    // none may be, or the servers and the mocks judge a request differently.
     const handedOn: Record<string, number> = {};
     const differences = await pool(receivable, 8, async ({ hostile, request }) => {
       const [server, mock] = await Promise.all([servers.client.send(hostile.request), answerOf(request)]);
@@ -152,7 +151,7 @@ describe('MSW request validation, judged by the hostile-input generator', () => 
     const compared = receivable.length - Object.values(handedOn).reduce((sum, n) => sum + n, 0);
     console.log(`msw request validation: ${compared} refusals compared with the servers'; passed on to the handler by the servers' validation: ${JSON.stringify(handedOn)}`);
     expect(differences.filter(Boolean).slice(0, 20)).toEqual([]);
-    expect(Object.keys(handedOn).every((label) => /^minds_getUsage query\.max-length (from|to)$/.test(label)), JSON.stringify(handedOn)).toBe(true);
+    expect(handedOn).toEqual({});
     expect(compared).toBeGreaterThan(cases.length / 2);
   }, 120_000);
 });
