@@ -13,7 +13,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { JWK } from 'jose';
 import type { ServiceOperationId } from '@gateway-minds/contract';
 import { openDatabase, type Database } from '@gateway-minds/db';
-import { ADMITTED_OPERATIONS_PATH, ServiceError, createContractServer, createLogger, createServiceApp, HEALTH_PATH, importAssertionKey, InProcessUpstream, withSideRoutes, type AdmittedOperations, type HandlerTable, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
+import { ADMITTED_OPERATIONS_PATH, ServiceError, createContractServer, refused, createLogger, createServiceApp, HEALTH_PATH, importAssertionKey, InProcessUpstream, withSideRoutes, type AdmittedOperations, type HandlerTable, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
 import { HttpAgentDirectory, type AgentDirectory } from './agents.js';
 import { authenticate, humanCaller } from './auth.js';
 import { MindsController } from './controller/controller.js';
@@ -23,7 +23,7 @@ import type { Deps } from './deps.js';
 import { memoryHandlers } from './memory/handlers.js';
 import { lifecycleHandlers, tenantOf } from './minds/lifecycle.js';
 import { ownerHandlers } from './owner/handlers.js';
-import { admissionSettings, mindsOperations, USAGE_WINDOW_MAX_MS } from './spec.js';
+import { admissionSettings, DAY_MS, mindsOperations, USAGE_WINDOW_MAX_MS } from './spec.js';
 import { mapMindsError } from './unavailable.js';
 import { readUsage } from './usage.js';
 
@@ -120,12 +120,12 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     const to = new Date(toText);
     const span = to.getTime() - from.getTime();
     if (!(span > 0) || span > USAGE_WINDOW_MAX_MS) {
-      throw new ServiceError('INVALID_QUERY', `\`to\` must be after \`from\` and at most ${USAGE_WINDOW_MAX_MS / 86_400_000} days after it.`, { reason: 'window_invalid' });
+      throw refused('usage-window-invalid', { values: { days: USAGE_WINDOW_MAX_MS / DAY_MS } });
     }
     // A window that has not started has no usage yet, complete or not (DECISIONS.md, "A usage window reaching past now").
     const now = new Date();
     if (from.getTime() >= now.getTime()) {
-      throw new ServiceError('INVALID_QUERY', '`from` is not in the past: a window that has not started has no usage to report yet.', { reason: 'window_not_started' });
+      throw refused('usage-window-not-started');
     }
     res.json(await readUsage(db, tenantOf(caller), { from, to, fromText, toText }, { hostReportStaleMs: deps.hostReportStaleMs, now }));
   }

@@ -58,7 +58,7 @@ export const DEFAULT_PLAN = property('CreateMindRequest', 'plan').default as Pla
 export type EventType = Schemas['EventType'];
 export const EVENT_TYPES = enumOf<EventType>('EventType');
 
-const DAY_MS = 24 * 60 * 60 * 1000;
+export const DAY_MS = 24 * 60 * 60 * 1000;
 
 function extension<T>(holder: Record<string, unknown> | undefined, name: string, where: string): T {
   const value = holder?.[name];

@@ -85,6 +85,13 @@ export const refusalRules = [
   { id: 'usage-read-unknown-parameter', condition: 'the usage read with a query parameter it does not take', code: 'INVALID_ORG_READ', message: usageRead.replace('{why}', 'carried the query parameter {name}') },
   { id: 'usage-read-repeated', condition: 'the usage read with a query parameter given more than once', code: 'INVALID_ORG_READ', message: usageRead.replace('{why}', 'repeated {name}') },
   { id: 'usage-read-value', condition: 'the usage read asking for a value its enum does not list (days)', code: 'INVALID_ORG_READ', message: usageRead.replace('{why}', 'asked for {name}={value}') },
+
+  // What a Minds handler refuses that no schema can say: an order between two fields, or a bound
+  // measured from the server's clock. `{days}` is the operation's own extension (x-max-window-days,
+  // x-max-days-ahead).
+  { id: 'usage-window-invalid', condition: "the usage window's `to` not after `from`, or more than x-max-window-days after it", code: 'INVALID_QUERY', reason: 'window_invalid', message: '`to` must be after `from` and at most {days} days after it.' },
+  { id: 'usage-window-not-started', condition: "the usage window's `from` not in the past (DECISIONS, \"A usage window reaching past now\")", code: 'INVALID_QUERY', reason: 'window_not_started', message: '`from` is not in the past: a window that has not started has no usage to report yet.' },
+  { id: 'attachment-expiry-out-of-range', condition: "an attachment's `expiresAt` not in the future, or more than x-max-days-ahead after server time", code: 'INVALID_REQUEST', reason: 'expires_at_out_of_range', message: 'expiresAt must be in the future and at most {days} days after server time.' },
 ] as const satisfies readonly RefusalRule[];
 
 export type RefusalRuleId = (typeof refusalRules)[number]['id'];

@@ -15,7 +15,7 @@
 import type { Request, Response } from 'express';
 import type { Queryable } from '@gateway-minds/db';
 import type { Schemas } from '@gateway-minds/contract';
-import { ServiceError, ASSERTION_HEADER, newPrefixedId, requestContext } from '@gateway-minds/service-kit';
+import { ServiceError, ASSERTION_HEADER, newPrefixedId, refused, requestContext } from '@gateway-minds/service-kit';
 import { humanCaller, type HumanCaller } from '../auth.js';
 import type { AgentRecord } from '../agents.js';
 import type { Deps } from '../deps.js';
@@ -23,7 +23,7 @@ import { groupNamespace } from '../memory/store.js';
 import { mindNotFound, sendStored, tenantOf } from '../minds/lifecycle.js';
 import { mindExists } from '../minds/store.js';
 import { findReplay, OPERATION_IDS, requestFingerprint, runOnce } from '../replay.js';
-import { ATTACHMENT_MAX_LIFETIME_MS, type Permission } from '../spec.js';
+import { ATTACHMENT_MAX_LIFETIME_MS, DAY_MS, type Permission } from '../spec.js';
 
 type AgentGroup = Schemas['AgentGroup'];
 type AgentGroupMember = Schemas['AgentGroupMember'];
@@ -253,7 +253,7 @@ export function ownerHandlers(deps: Deps) {
         if (subjectKind === 'agent' && !agent) throw agentNotFound();
         const now = Date.now();
         if (!(body.expiresAt > now && body.expiresAt <= now + ATTACHMENT_MAX_LIFETIME_MS)) {
-          throw new ServiceError('INVALID_REQUEST', 'expiresAt must be in the future and at most 30 days after server time.', { reason: 'expires_at_out_of_range' });
+          throw refused('attachment-expiry-out-of-range', { values: { days: ATTACHMENT_MAX_LIFETIME_MS / DAY_MS } });
         }
         const permissions = JSON.stringify(body.permissions);
         const { rows } = await tx.query<AttachmentRow>(
