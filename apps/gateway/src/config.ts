@@ -7,7 +7,13 @@ import { allowedOriginsSetting } from './cors.js';
 export interface UpstreamConfig {
   /** The `<service>` of /v1/<service>/... */
   name: string;
-  url: string;
+  /**
+   * The service's replicas (MINDS_URL, comma-separated): requests are spread across those that
+   * answer their health probe (routing/replicas.ts). One URL when `connect` is set.
+   */
+  urls: string[];
+  /** How often each replica's health route is probed, when there is more than one (UPSTREAM_HEALTH_INTERVAL_MS). */
+  healthIntervalMs: number;
   enabled: boolean;
   /** Deadline for one forwarded request. */
   timeoutMs: number;
@@ -15,7 +21,7 @@ export interface UpstreamConfig {
   disabledRetryAfterSeconds: number;
   /**
    * Opens connections to a service in this process (InProcessUpstream.connect) instead of
-   * dialling `url`, which then only names it. Everything else about forwarding stays the same.
+   * dialling its one URL, which then only names it. Everything else about forwarding stays the same.
    */
   connect?: Connector;
 }
@@ -55,6 +61,23 @@ function flag(value: string | undefined, fallback: boolean): boolean {
   return ['1', 'true', 'yes', 'on'].includes(value.toLowerCase());
 }
 
+/** A comma-separated list of service URLs, each http(s), without a trailing slash. */
+function urlList(name: string, value: string | undefined, fallback: string): string[] {
+  const urls = (value ?? '').split(',').map((url) => url.trim().replace(/\/+$/, '')).filter((url) => url !== '');
+  if (urls.length === 0) return [fallback];
+  for (const url of urls) {
+    let protocol: string;
+    try {
+      protocol = new URL(url).protocol;
+    } catch {
+      throw new Error(`${name}: ${JSON.stringify(url)} is not a URL`);
+    }
+    if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`${name}: ${JSON.stringify(url)} is not an http(s) URL`);
+  }
+  if (new Set(urls).size !== urls.length) throw new Error(`${name} names one URL twice`);
+  return urls;
+}
+
 function integer(value: string | undefined, fallback: number): number {
   const parsed = value === undefined || value === '' ? fallback : Number(value);
   if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`expected a whole number, got ${value}`);
@@ -79,7 +102,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     upstreams: [
       {
         name: 'minds',
-        url: (env.MINDS_URL ?? 'http://127.0.0.1:8090').replace(/\/+$/, ''),
+        urls: urlList('MINDS_URL', env.MINDS_URL, 'http://127.0.0.1:8090'),
+        healthIntervalMs: integer(env.UPSTREAM_HEALTH_INTERVAL_MS, 2000),
         enabled: flag(env.MINDS_ENABLED, true),
         timeoutMs: integer(env.MINDS_TIMEOUT_MS, 10_000),
         disabledRetryAfterSeconds: integer(env.MINDS_DISABLED_RETRY_AFTER, 30),

@@ -151,11 +151,26 @@ describe('relay failures', () => {
     expectRelay(await get(), 504, 'UPSTREAM_TIMEOUT');
   });
 
-  it('stopped → 502 UPSTREAM_UNREACHABLE, the status route reports it down, and both recover when it returns', async () => {
+  // DECISIONS "Relay failures"; interface Errors: "Retry rules: `UPSTREAM_TIMEOUT` on a read is safe to retry;
+  // after a mutation the outcome is unknown". A 502 would say the insert was not stored; it may have been.
+  it('a connection cut after the service read the request → 504 UPSTREAM_TIMEOUT (connection_lost_after_send), not sent again', async () => {
+    upstream.behaviour = (_c, res) => res.socket!.destroy();
+    const response = await send(base, 'POST', `/v1/minds/agent/memory/episodic?mind=${mindId}`, {
+      headers: { ...bearer((await h.issue('agent_token')).token), 'content-type': 'application/json' },
+      body: JSON.stringify({ event_id: '9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d', content: 'remember this' }),
+    });
+    expectRelay(response, 504, 'UPSTREAM_TIMEOUT');
+    expect(response.body.error.reason).toBe('connection_lost_after_send');
+    expect(upstream.calls).toHaveLength(1);
+  });
+
+  it('stopped → 502 UPSTREAM_UNREACHABLE (connection_refused), the status route reports it down, and both recover when it returns', async () => {
     const port = upstream.port;
     await upstream.stop();
     h.gateway.probe.invalidate();
-    expectRelay(await get(), 502, 'UPSTREAM_UNREACHABLE');
+    const refused = await get();
+    expectRelay(refused, 502, 'UPSTREAM_UNREACHABLE');
+    expect(refused.body.error.reason).toBe('connection_refused');
     const status = await send(base, 'GET', '/v1/status');
     expect(status.body.services.find((s: { service: string }) => s.service === 'minds')).toMatchObject({ state: 'down', http_status: 502 });
     await upstream.start(port);

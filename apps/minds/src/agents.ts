@@ -38,28 +38,52 @@ function isAgentRecord(value: unknown): value is AgentRecord {
   );
 }
 
-/** GET {baseUrl}/internal/iam/agents/{agent_id} with the caller's assertion: 200 the agent, 404 none. */
-export class HttpAgentDirectory implements AgentDirectory {
-  readonly #baseUrl: string;
-  readonly #timeoutMs: number;
+/**
+ * The request could not open a connection (refused, name not found, host unreachable, no
+ * connection in time): nothing reached that gateway, so another may be asked.
+ */
+function connectionNotOpened(error: unknown): boolean {
+  const code = ((error as { cause?: { code?: unknown } } | null)?.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'].includes(code);
+}
 
-  constructor(baseUrl: string, timeoutMs = 3000) {
-    this.#baseUrl = baseUrl.replace(/\/+$/, '');
+/**
+ * GET {baseUrl}/internal/iam/agents/{agent_id} with the caller's assertion: 200 the agent, 404 none.
+ * With several gateways (IAM_INTERNAL_URL lists their admin URLs) each lookup starts at the next
+ * one in turn, and moves on to another only when a connection to it could not be opened: a
+ * lookup that reached a gateway is answered by that gateway, as with one URL
+ * (spec/DECISIONS.md, "Several replicas of a service").
+ */
+export class HttpAgentDirectory implements AgentDirectory {
+  readonly #baseUrls: string[];
+  readonly #timeoutMs: number;
+  #turn = 0;
+
+  constructor(baseUrls: string | readonly string[], timeoutMs = 3000) {
+    this.#baseUrls = (typeof baseUrls === 'string' ? [baseUrls] : [...baseUrls]).map((url) => url.replace(/\/+$/, ''));
+    if (this.#baseUrls.length === 0) throw new Error('the agent directory needs at least one URL');
     this.#timeoutMs = timeoutMs;
   }
 
   async find(agentId: string, ctx: AgentLookupContext): Promise<AgentRecord | null> {
     const unavailable = (why: ErrorReason<'SERVICE_UNAVAILABLE'>) => new ServiceError('SERVICE_UNAVAILABLE', 'The agent directory is unavailable; try again.', { reason: why });
-    let response: Response;
-    try {
-      response = await fetch(`${this.#baseUrl}/internal/iam/agents/${encodeURIComponent(agentId)}`, {
-        headers: { [ASSERTION_HEADER]: ctx.assertion, 'x-request-id': ctx.requestId, accept: 'application/json' },
-        signal: AbortSignal.timeout(this.#timeoutMs),
-        redirect: 'error',
-      });
-    } catch {
-      throw unavailable('agent_directory_unreachable');
+    // One deadline for the lookup, whichever gateways it asks.
+    const signal = AbortSignal.timeout(this.#timeoutMs);
+    const first = this.#turn++ % this.#baseUrls.length;
+    let response: Response | undefined;
+    for (let i = 0; i < this.#baseUrls.length && !response; i++) {
+      const baseUrl = this.#baseUrls[(first + i) % this.#baseUrls.length]!;
+      try {
+        response = await fetch(`${baseUrl}/internal/iam/agents/${encodeURIComponent(agentId)}`, {
+          headers: { [ASSERTION_HEADER]: ctx.assertion, 'x-request-id': ctx.requestId, accept: 'application/json' },
+          signal,
+          redirect: 'error',
+        });
+      } catch (error) {
+        if (!connectionNotOpened(error) || signal.aborted) break;
+      }
     }
+    if (!response) throw unavailable('agent_directory_unreachable');
     if (response.status === 404) {
       await response.body?.cancel();
       return null;

@@ -10,7 +10,8 @@
  *                               service.ts); 'server' keeps the database server's own
  *   VALIDATE_RESPONSES          on unless NODE_ENV=production (as the gateway)
  *   ASSERTION_PUBLIC_KEY_FILE   DATA_DIR/keys/assertion.public.jwk.json (the gateway's public JWK)
- *   IAM_INTERNAL_URL            http://127.0.0.1:8081 (agent lookups)
+ *   IAM_INTERNAL_URL            http://127.0.0.1:8081 (agent lookups; comma-separated for several
+ *                               gateways, agents.ts)
  *   DOCS_BASE_URL               the gateway's site: <PUBLIC_BASE_URL or http://127.0.0.1:8080>/docs
  *                               (npm start passes the gateway's own, so both link to one site)
  *   MINDS_OWNER_MANAGEMENT_ENABLED, MINDS_AGENT_MEMORY_ENABLED
@@ -31,6 +32,15 @@ type Env = Record<string, string | undefined>;
 
 function flag(value: string | undefined): boolean {
   return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
+}
+
+/** A comma-separated list of http(s) URLs, each without a trailing slash. */
+function urlList(env: Env, name: string, fallback: string): string[] {
+  const urls = (env[name] ?? '').split(',').map((url) => url.trim().replace(/\/+$/, '')).filter((url) => url !== '');
+  for (const url of urls) {
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new Error(`${name}: ${JSON.stringify(url)} is not an http(s) URL`);
+  }
+  return urls.length > 0 ? urls : [fallback];
 }
 
 function integer(env: Env, name: string, fallback: number): number {
@@ -73,7 +83,7 @@ export function configFromEnv(env: Env = process.env): { listen: ListenConfig; s
       validateResponses: env.VALIDATE_RESPONSES ? flag(env.VALIDATE_RESPONSES) : env.NODE_ENV !== 'production',
       dataDir: join(dataDir, 'minds'),
       assertionPublicKey,
-      iamInternalUrl: env.IAM_INTERNAL_URL || 'http://127.0.0.1:8081',
+      iamInternalUrls: urlList(env, 'IAM_INTERNAL_URL', 'http://127.0.0.1:8081'),
       // Not this service's own HOST/PORT: the docs are the gateway's, and so is PUBLIC_BASE_URL.
       docsBaseUrl: docsBaseUrlOf({ DOCS_BASE_URL: env.DOCS_BASE_URL, PUBLIC_BASE_URL: env.PUBLIC_BASE_URL }),
       admissions: Object.fromEntries(admissionSettings.map((name) => [name, flag(env[name])])),

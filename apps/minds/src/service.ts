@@ -40,8 +40,8 @@ export interface MindsServiceConfig {
   databasePageCost?: number | 'server';
   /** The gateway's assertion verification key (public JWK). */
   assertionPublicKey: JWK;
-  /** Base URL of the gateway's internal IAM (agent lookups). */
-  iamInternalUrl: string;
+  /** Base URLs of the gateways' internal IAM, their admin listeners (agent lookups; agents.ts). */
+  iamInternalUrls: string[];
   docsBaseUrl: string;
   /** Admission settings by name (x-admission-setting); a setting not set here is off. */
   admissions?: Record<string, boolean>;
@@ -105,7 +105,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
   const host = config.hostDriver ?? new SimulatedHost(db, { provisionMs: config.hostProvisionMs ?? 1500, stopMs: config.hostStopMs ?? 800 });
   const deps: Deps = {
     db,
-    agents: config.agentDirectory ?? new HttpAgentDirectory(config.iamInternalUrl),
+    agents: config.agentDirectory ?? new HttpAgentDirectory(config.iamInternalUrls),
     logger,
     region: config.region ?? DEFAULT_REGION,
     mindBaseUrl: config.mindBaseUrl ?? defaultMindBaseUrl,

@@ -30,6 +30,15 @@ describe('configFromEnv', () => {
     expect(configFromEnv({ DATA_DIR: dataDir, VALIDATE_RESPONSES: 'off' }).service.validateResponses).toBe(false);
   });
 
+  // spec/DECISIONS.md, "Several replicas of a service".
+  it('reads IAM_INTERNAL_URL as a comma-separated list of gateway admin URLs', () => {
+    const urlsOf = (value?: string) => configFromEnv({ DATA_DIR: dataDir, ...(value === undefined ? {} : { IAM_INTERNAL_URL: value }) }).service.iamInternalUrls;
+    expect(urlsOf()).toEqual(['http://127.0.0.1:8081']);
+    expect(urlsOf('http://10.0.0.1:8081/')).toEqual(['http://10.0.0.1:8081']);
+    expect(urlsOf(' http://10.0.0.1:8081, http://10.0.0.2:8081/ ,')).toEqual(['http://10.0.0.1:8081', 'http://10.0.0.2:8081']);
+    expect(() => urlsOf('http://10.0.0.1:8081,10.0.0.2:8081')).toThrow(/IAM_INTERNAL_URL: "10.0.0.2:8081" is not an http\(s\) URL/);
+  });
+
   // spec/DECISIONS.md, "Which site a `docs_url` names": the gateway's site, never this service's own address.
   it("links errors to the gateway's docs: DOCS_BASE_URL, else PUBLIC_BASE_URL/docs, else the default gateway's", () => {
     const docsOf = (env: Record<string, string>) => configFromEnv({ DATA_DIR: dataDir, ...env }).service.docsBaseUrl;

@@ -4,6 +4,8 @@
  * lookup through the gateway's IAM, tenancy.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpAgentDirectory } from '../src/index.js';
 import { admissionSettings } from '../src/spec.js';
@@ -163,6 +165,33 @@ describe('group members', () => {
     expect(await refused.find(agentA.id, { org: 'org_other', assertion: await h.gateway.sign(owner), requestId: 'req_x' })).toBeNull();
   });
 
+  // spec/DECISIONS.md, "Several replicas of a service": IAM_INTERNAL_URL lists several gateways; a lookup moves
+  // on only when a connection could not be opened, and a gateway that answered is believed.
+  it('asks the next gateway only when a connection to one could not be opened', async () => {
+    const ctx = async () => ({ org: 'org_own', assertion: await h.gateway.sign(owner), requestId: 'req_x' });
+    const closedPort = await closedPortUrl();
+    const overDead = new HttpAgentDirectory([closedPort, h.iam.url]);
+    const before = h.iam.seen.length;
+    // Lookups start at each gateway in turn: the first at the closed port, moved on to the answering one.
+    for (let i = 0; i < 2; i++) expect(await overDead.find(agentA.id, await ctx())).toMatchObject({ id: agentA.id, did: agentA.did });
+    expect(h.iam.seen.length - before).toBe(2);
+
+    const failing = createServer((_req, res) => void (failing.requests++, res.writeHead(500).end())) as Server & { requests: number };
+    failing.requests = 0;
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+    try {
+      const overFailing = new HttpAgentDirectory([`http://127.0.0.1:${(failing.address() as AddressInfo).port}`, h.iam.url]);
+      const asked = h.iam.seen.length;
+      await expect(overFailing.find(agentA.id, await ctx())).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', details: { reason: 'agent_directory_refused' } });
+      expect({ failing: failing.requests, other: h.iam.seen.length - asked }).toEqual({ failing: 1, other: 0 });
+    } finally {
+      failing.closeAllConnections();
+      await new Promise((resolve) => failing.close(resolve));
+    }
+    const allDead = new HttpAgentDirectory([closedPort, await closedPortUrl()], 500);
+    await expect(allDead.find(agentA.id, await ctx())).rejects.toMatchObject({ details: { reason: 'agent_directory_unreachable' } });
+  });
+
   it("someone else's group is group_not_found; an agent without a record is member_not_found", async () => {
     const group = (await createGroup('Mine')).body;
     expect((await addMember(group.id, agentA.id, 0, colleague)).body.error.reason).toBe('group_not_found');
@@ -284,3 +313,12 @@ describe('attachments', () => {
     }
   });
 });
+
+/** A URL nothing listens at: a port just given up (fetch refuses to dial the low ports outright). */
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}

@@ -28,7 +28,7 @@ export async function startAllInOne(settings: StackSettings, env: NodeJS.Process
   };
   const gatewayConfig = loadConfig({ ...shared, PORT: settings.gatewayPort, ADMIN_PORT: settings.adminPort });
   // The URL only names the service now (the Host header it receives): nothing dials it.
-  gatewayConfig.upstreams = gatewayConfig.upstreams.map((upstream) => (upstream.name === 'minds' ? { ...upstream, url: 'http://minds.in-process', connect } : upstream));
+  gatewayConfig.upstreams = gatewayConfig.upstreams.map((upstream) => (upstream.name === 'minds' ? { ...upstream, urls: ['http://minds.in-process'], connect } : upstream));
   const [mindsStarted, gatewayStarted] = await Promise.allSettled([minds, startGateway(gatewayConfig, createLogger('gateway'))]);
   if (mindsStarted.status === 'rejected' || gatewayStarted.status === 'rejected') {
     if (gatewayStarted.status === 'fulfilled') await gatewayStarted.value.close();

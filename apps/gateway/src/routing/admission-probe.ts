@@ -1,7 +1,7 @@
 /**
  * Which operations each registered service admits now, asked of the service itself
- * (GET <url> + ADMITTED_OPERATIONS_PATH), for GET /v1/openapi.json. The service owns its
- * admission settings (MINDS_OWNER_MANAGEMENT_ENABLED...), so the gateway asks rather than
+ * (GET <url> + ADMITTED_OPERATIONS_PATH, of the first replica that answers), for
+ * GET /v1/openapi.json. The service owns its admission settings (MINDS_OWNER_MANAGEMENT_ENABLED...), so the gateway asks rather than
  * reading a copy of them. An answer is cached for the status route's cache_ttl_seconds;
  * without one (unreachable, not 2xx, not the shape) the service counts as admitting only
  * its operations that no admission setting gates, and nothing is cached, so the next
@@ -10,7 +10,7 @@
 import type { OperationFacts } from '@gateway-minds/contract';
 import { ADMITTED_OPERATIONS_PATH } from '@gateway-minds/service-kit/side-routes';
 import { STATUS_CACHE_TTL_SECONDS } from './status-probe.js';
-import { probeUpstream, type Upstream, type UpstreamRegistry } from './upstreams.js';
+import { probeReplica, type Upstream, type UpstreamRegistry } from './upstreams.js';
 
 export class AdmissionProbe {
   private readonly cached = new Map<string, { admitted: Set<string>; until: number }>();
@@ -43,22 +43,31 @@ export class AdmissionProbe {
 
   private async ask(upstream: Upstream): Promise<Set<string>> {
     const own = this.operations.filter((o) => o.service === upstream.name);
-    try {
-      const response = await probeUpstream(upstream, ADMITTED_OPERATIONS_PATH);
-      if (response.statusCode !== 200) {
-        await response.body.dump();
+    // Replicas share their settings: the first that answers speaks for the service.
+    for (const replica of upstream.replicas.preferred()) {
+      let response: Awaited<ReturnType<typeof probeReplica>>;
+      try {
+        response = await probeReplica(replica, ADMITTED_OPERATIONS_PATH);
+      } catch {
+        continue;
+      }
+      try {
+        if (response.statusCode !== 200) {
+          await response.body.dump();
+          return ungated(own);
+        }
+        const body = (await response.body.json()) as { operations?: unknown };
+        if (!Array.isArray(body?.operations)) return ungated(own);
+        const named = new Set(body.operations.filter((id): id is string => typeof id === 'string'));
+        // An operation the service names but the contract does not give it is ignored.
+        const admitted = new Set(own.filter((o) => named.has(o.operationId)).map((o) => o.operationId));
+        this.cached.set(upstream.name, { admitted, until: Date.now() + STATUS_CACHE_TTL_SECONDS * 1000 });
+        return admitted;
+      } catch {
         return ungated(own);
       }
-      const body = (await response.body.json()) as { operations?: unknown };
-      if (!Array.isArray(body?.operations)) return ungated(own);
-      const named = new Set(body.operations.filter((id): id is string => typeof id === 'string'));
-      // An operation the service names but the contract does not give it is ignored.
-      const admitted = new Set(own.filter((o) => named.has(o.operationId)).map((o) => o.operationId));
-      this.cached.set(upstream.name, { admitted, until: Date.now() + STATUS_CACHE_TTL_SECONDS * 1000 });
-      return admitted;
-    } catch {
-      return ungated(own);
     }
+    return ungated(own);
   }
 }
 

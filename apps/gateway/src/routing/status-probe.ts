@@ -1,12 +1,13 @@
 /**
- * The status route's live probe of every registered service (GET <url> + HEALTH_PATH),
+ * The status route's live probe of every registered service (GET <url> + HEALTH_PATH on each
+ * of its replicas: up while one of them is),
  * cached for the contract's cache_ttl_seconds so a burst of status calls makes
  * one probe.
  */
 import { openapiDocument } from '@gateway-minds/contract/document';
 import type { Schemas } from '@gateway-minds/contract';
 import { HEALTH_PATH } from '@gateway-minds/service-kit/side-routes';
-import { probeUpstream, type UpstreamRegistry } from './upstreams.js';
+import { probeReplica, type Replica, type UpstreamRegistry } from './upstreams.js';
 
 type GatewayStatus = Schemas['GatewayStatus'];
 type ServiceStatus = Schemas['ServiceStatus'];
@@ -42,18 +43,9 @@ export class StatusProbe {
     const services: ServiceStatus[] = this.builtIn.map((service) => ({ service, state: 'up', http_status: 200, latency_ms: 0 }));
     services.push(...(await Promise.all(this.registry.all().map(async (upstream): Promise<ServiceStatus> => {
       if (!upstream.enabled) return { service: upstream.name, state: 'disabled', http_status: 503, latency_ms: 0 };
-      const started = performance.now();
-      try {
-        const response = await probeUpstream(upstream, HEALTH_PATH);
-        await response.body.dump();
-        const latency = Math.round(performance.now() - started);
-        const ok = response.statusCode >= 200 && response.statusCode < 300;
-        return { service: upstream.name, state: ok ? 'up' : 'degraded', http_status: response.statusCode, latency_ms: latency };
-      } catch (error) {
-        const latency = Math.round(performance.now() - started);
-        const timedOut = error instanceof Error && /timeout|abort/i.test(`${error.name} ${error.message}`);
-        return { service: upstream.name, state: 'down', http_status: timedOut ? 504 : 502, latency_ms: latency };
-      }
+      const seen = await Promise.all(upstream.replicas.replicas.map((replica) => probeHealth(upstream.name, replica)));
+      // The service is up while one replica answers (spec/DECISIONS.md, "Several replicas of a service").
+      return seen.sort((a, b) => stateRank[a.state] - stateRank[b.state] || a.latency_ms - b.latency_ms)[0]!;
     }))));
     const status: GatewayStatus = {
       object: 'gateway_status',
@@ -63,5 +55,23 @@ export class StatusProbe {
     };
     this.cached = { status, until: Date.now() + STATUS_CACHE_TTL_SECONDS * 1000 };
     return status;
+  }
+}
+
+const stateRank: Record<ServiceStatus['state'], number> = { up: 0, degraded: 1, down: 2, disabled: 3 };
+
+/** One replica's health as the status route reports a service. */
+async function probeHealth(service: string, replica: Replica): Promise<ServiceStatus> {
+  const started = performance.now();
+  try {
+    const response = await probeReplica(replica, HEALTH_PATH);
+    await response.body.dump();
+    const latency = Math.round(performance.now() - started);
+    const ok = response.statusCode >= 200 && response.statusCode < 300;
+    return { service, state: ok ? 'up' : 'degraded', http_status: response.statusCode, latency_ms: latency };
+  } catch (error) {
+    const latency = Math.round(performance.now() - started);
+    const timedOut = error instanceof Error && /timeout|abort/i.test(`${error.name} ${error.message}`);
+    return { service, state: 'down', http_status: timedOut ? 504 : 502, latency_ms: latency };
   }
 }

@@ -1,17 +1,20 @@
 /**
- * Registered upstream services: name -> URL, enabled flag, deadline. Each has
- * a keep-alive connection pool (over TCP, or in memory to a service in this
- * process); the status route probes them.
+ * Registered upstream services: name -> replica URLs, enabled flag, deadline. Each replica has
+ * a keep-alive connection pool (over TCP, or in memory to a service in this process); the
+ * replica set keeps the ones that answer in the rotation (replicas.ts), and the status route
+ * probes them.
  */
-import { Pool } from 'undici';
 import { gatewayLimits } from '@gateway-minds/contract';
 import type { UpstreamConfig } from '../config.js';
+import { ReplicaSet } from './replicas.js';
+
+export { PROBE_TIMEOUT_MS, probeReplica, type Replica } from './replicas.js';
 
 /** Upstream bodies above this are refused as BAD_GATEWAY (response_too_large; DECISIONS.md "Relay failures"). */
 export const MAX_UPSTREAM_BODY_BYTES = gatewayLimits.maxUpstreamResponseBytes;
 
 export interface Upstream extends UpstreamConfig {
-  pool: Pool;
+  replicas: ReplicaSet;
 }
 
 export class UpstreamRegistry {
@@ -19,10 +22,10 @@ export class UpstreamRegistry {
 
   constructor(configs: UpstreamConfig[]) {
     for (const config of configs) {
-      this.upstreams.set(config.name, {
-        ...config,
-        pool: new Pool(config.url, { connections: 64, keepAliveTimeout: 30_000, pipelining: 1, maxResponseSize: MAX_UPSTREAM_BODY_BYTES, ...(config.connect ? { connect: config.connect } : {}) }),
-      });
+      // An in-process connector reaches the one service in this process: it cannot stand for several.
+      if (config.connect && config.urls.length !== 1) throw new Error(`the ${config.name} service is in this process, so it has one URL, not ${config.urls.length}`);
+      const poolOptions = { connections: 64, keepAliveTimeout: 30_000, pipelining: 1, maxResponseSize: MAX_UPSTREAM_BODY_BYTES, ...(config.connect ? { connect: config.connect } : {}) };
+      this.upstreams.set(config.name, { ...config, replicas: new ReplicaSet(config.urls, poolOptions, config.healthIntervalMs) });
     }
   }
 
@@ -35,14 +38,6 @@ export class UpstreamRegistry {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.all().map((u) => u.pool.close()));
+    await Promise.all(this.all().map((u) => u.replicas.close()));
   }
-}
-
-/** How long the gateway waits for a service's side route (its health, its admitted operations). */
-export const PROBE_TIMEOUT_MS = 2000;
-
-/** A GET of one of a service's side routes, outside the contract, bounded by PROBE_TIMEOUT_MS. */
-export function probeUpstream(upstream: Upstream, path: string): ReturnType<Pool['request']> {
-  return upstream.pool.request({ path, method: 'GET', headersTimeout: PROBE_TIMEOUT_MS, bodyTimeout: PROBE_TIMEOUT_MS, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
 }

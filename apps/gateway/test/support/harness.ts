@@ -25,6 +25,8 @@ export type UpstreamBehaviour = (call: UpstreamCall, res: import('node:http').Se
 /** A stand-in for a service behind the gateway: records what reached it and answers as told. */
 export class UpstreamDouble {
   calls: UpstreamCall[] = [];
+  /** What its health route answers: 2xx keeps it in the gateway's rotation. */
+  healthStatus = 200;
   behaviour: UpstreamBehaviour = (_call, res) => {
     res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   };
@@ -37,7 +39,7 @@ export class UpstreamDouble {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const call = { remotePort: req.socket.remotePort, method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) };
-        if (call.url === HEALTH_PATH) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+        if (call.url === HEALTH_PATH) return void res.writeHead(this.healthStatus, { 'content-type': 'application/json' }).end(JSON.stringify({ status: this.healthStatus < 300 ? 'ok' : 'unavailable' }));
         // A service that does not say what it admits: the gateway lists its ungated operations.
         if (call.url === ADMITTED_OPERATIONS_PATH) return void res.writeHead(404).end();
         this.calls.push(call);

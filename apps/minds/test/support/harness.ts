@@ -263,7 +263,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const service = await createMindsService({
     ...target,
     assertionPublicKey: gateway.keys.publicJwk,
-    iamInternalUrl: iam.url,
+    iamInternalUrls: [iam.url],
     docsBaseUrl: 'http://docs.test',
     hostProvisionMs: 60,
     hostStopMs: 40,
