@@ -108,7 +108,26 @@ function documentFor(operations: readonly OperationFacts[]): OpenApiDocument {
   }
   // The validator prepares every schema of the document at start-up; the gateway's own six operations use a fraction.
   pruneUnreachableComponents(copy);
+  refSiblingsAsAllOf(copy);
   return copy;
+}
+
+/**
+ * OpenAPI 3.1 applies the keywords written beside a schema's `$ref` (the usage window's `maxLength`
+ * beside its DateTime), but express-openapi-validator drops them on a parameter's schema. Written
+ * as `allOf`, the same schema in JSON Schema's terms, it applies both, as the mocks do.
+ */
+function refSiblingsAsAllOf(document: OpenApiDocument): void {
+  const parameters = [
+    ...Object.values(document.paths).flatMap((item) => [...(item.parameters ?? []), ...(['get', 'put', 'post', 'delete', 'patch'] as const).flatMap((m) => item[m]?.parameters ?? [])]),
+    ...Object.values(document.components?.parameters ?? {}),
+  ] as { schema?: Record<string, unknown> }[];
+  for (const parameter of parameters) {
+    const schema = parameter.schema;
+    if (!schema || typeof schema.$ref !== 'string' || Object.keys(schema).length === 1) continue;
+    const { $ref, ...siblings } = schema;
+    parameter.schema = { allOf: [{ $ref }], ...siblings };
+  }
 }
 
 /**
