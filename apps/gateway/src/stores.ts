@@ -11,9 +11,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { Schemas } from '@gateway-minds/contract';
-import { applicationName, type Database } from '@gateway-minds/db';
+import { applicationName, isDatabaseUnavailable, type Database } from '@gateway-minds/db';
 import type { Logger } from '@gateway-minds/service-kit';
-import { MemoryReplayStore, processNonceSecret, type NonceSecret, type ReplayStore } from './auth/dpop.js';
+import { MemoryReplayStore, processNonceSecret, StoreUnavailableError, type NonceSecret, type ReplayStore } from './auth/dpop.js';
 import type { StoreHealth } from './auth/rate-limit.js';
 import type { GatewayConfig, SharedStoreKind } from './config.js';
 
@@ -58,6 +58,30 @@ class Availability implements StoreHealth {
   }
 }
 
+/**
+ * Redis errors that mean the server or the connection, not the command: anything but a reply
+ * (timeouts, a closed or unwritable connection), and the replies of a server that cannot serve now.
+ */
+function isRedisUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return true;
+  if (error.name !== 'ReplyError') return true;
+  return /^(LOADING|READONLY|OOM|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|MISCONF) /.test(error.message);
+}
+
+/** Runs a call to a store, telling `health` how it went and turning its unavailability into StoreUnavailableError. */
+async function call<T>(store: StoreStatus['store'], health: Availability, work: () => Promise<T>): Promise<T> {
+  try {
+    const result = await work();
+    health.answered();
+    return result;
+  } catch (error) {
+    const unavailable = store === 'redis' ? isRedisUnavailable(error) : isDatabaseUnavailable(error);
+    if (!unavailable) throw error;
+    health.failed(error);
+    throw new StoreUnavailableError(store, error);
+  }
+}
+
 function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
@@ -84,14 +108,7 @@ class RedisReplayStore implements ReplayStore {
   ) {}
 
   async claim(jti: string, ttlSeconds: number): Promise<boolean> {
-    try {
-      const claimed = (await this.redis.set(`dpop:jti:${jti}`, '1', 'PX', ttlSeconds * 1000, 'NX')) === 'OK';
-      this.health.answered();
-      return claimed;
-    } catch (error) {
-      this.health.failed(error);
-      throw error;
-    }
+    return (await call('redis', this.health, () => this.redis.set(`dpop:jti:${jti}`, '1', 'PX', ttlSeconds * 1000, 'NX'))) === 'OK';
   }
 }
 
@@ -108,18 +125,14 @@ class PostgresReplayStore implements ReplayStore {
   ) {}
 
   async claim(jti: string, ttlSeconds: number): Promise<boolean> {
-    try {
-      const result = await this.pool.query(
+    const result = await call('postgres', this.health, () =>
+      this.pool.query(
         `insert into "${this.schema}".dpop_proofs (proof_key, expires_at) values ($1, now() + make_interval(secs => $2)) on conflict (proof_key) do nothing`,
         [jti, ttlSeconds],
-      );
-      this.health.answered();
-      this.cleanUpNowAndThen();
-      return result.rowCount === 1;
-    } catch (error) {
-      this.health.failed(error);
-      throw error;
-    }
+      ),
+    );
+    this.cleanUpNowAndThen();
+    return result.rowCount === 1;
   }
 
   /** At most once a minute per gateway, through the expiry index; a failure waits for the next turn (the claim itself already answered). */
@@ -180,8 +193,9 @@ export async function openSharedStores(config: GatewayConfig, db: Database, logg
     limiter = { store: 'redis', redis, health };
     replay = new RedisReplayStore(redis, health);
     nonceSecret = memoizedSecret(async () => {
-      await redis.set('dpop:nonce-secret', randomBytes(32).toString('base64url'), 'NX');
-      const secret = await redis.get('dpop:nonce-secret');
+      // NX lets exactly one gateway's secret in; every gateway then reads that one.
+      await call('redis', health, () => redis.set('dpop:nonce-secret', randomBytes(32).toString('base64url'), 'NX'));
+      const secret = await call('redis', health, () => redis.get('dpop:nonce-secret'));
       if (!secret) throw new Error('redis lost the DPoP nonce secret');
       return Buffer.from(secret, 'base64url');
     });
@@ -195,7 +209,10 @@ export async function openSharedStores(config: GatewayConfig, db: Database, logg
       connectionString: config.databaseUrl,
       max: 4,
       connectionTimeoutMillis: timeoutMs,
+      // The client stops waiting, and the server stops the statement (it would otherwise run on,
+      // after a lock it waits for, with nobody to answer).
       query_timeout: timeoutMs,
+      statement_timeout: timeoutMs,
       application_name: applicationName(config.databaseSchema),
     });
     // An idle connection that breaks is dropped and replaced on next use; without a listener the
@@ -206,8 +223,8 @@ export async function openSharedStores(config: GatewayConfig, db: Database, logg
     replay = new PostgresReplayStore(pool, schema, health);
     nonceSecret = memoizedSecret(async () => {
       // The primary key lets exactly one gateway's secret in; every gateway then reads that one.
-      await pool.query(`insert into "${schema}".dpop_nonce_secret (id, secret) values (1, $1) on conflict (id) do nothing`, [randomBytes(32)]);
-      const { rows } = await pool.query<{ secret: Buffer }>(`select secret from "${schema}".dpop_nonce_secret where id = 1`);
+      await call('postgres', health, () => pool.query(`insert into "${schema}".dpop_nonce_secret (id, secret) values (1, $1) on conflict (id) do nothing`, [randomBytes(32)]));
+      const { rows } = await call('postgres', health, () => pool.query<{ secret: Buffer }>(`select secret from "${schema}".dpop_nonce_secret where id = 1`));
       if (!rows[0]) throw new Error('postgres lost the DPoP nonce secret');
       return rows[0].secret;
     });

@@ -17,8 +17,19 @@ const NONCE_WINDOW_MS = 5 * 60 * 1000;
 
 /** Remembers proof ids until they could no longer pass the iat window. */
 export interface ReplayStore {
-  /** True the first time a jti is seen within its lifetime, false on a replay. */
+  /** True the first time a jti is seen within its lifetime, false on a replay; StoreUnavailableError when the store does not answer. */
   claim(jti: string, ttlSeconds: number): Promise<boolean>;
+}
+
+/**
+ * A shared store did not answer (unreachable, disconnected, past its deadline), as opposed to a
+ * call it refused as wrong, which stays a bug (500).
+ */
+export class StoreUnavailableError extends Error {
+  constructor(store: string, cause: unknown) {
+    super(`${store} unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'StoreUnavailableError';
+  }
 }
 
 export class MemoryReplayStore implements ReplayStore {
@@ -37,7 +48,7 @@ export class MemoryReplayStore implements ReplayStore {
  * The secret nonces are derived from. Every gateway of a deployment must read the same one, or a
  * nonce one issues is refused by the others (stores.ts keeps it in the shared store).
  */
-export type NonceSecret = () => Promise<Uint8Array>;
+export type NonceSecret = () => Promise<Uint8Array>; // StoreUnavailableError as ReplayStore.claim
 
 /** For a gateway that shares nothing (RATE_LIMIT_STORE=memory): a secret of its own. */
 export function processNonceSecret(): NonceSecret {
@@ -83,16 +94,16 @@ export class DpopVerifier {
   private async secret(): Promise<Uint8Array> {
     try {
       return await this.options.nonceSecret();
-    } catch {
-      throw storeUnavailable();
+    } catch (error) {
+      throw error instanceof StoreUnavailableError ? storeUnavailable() : error;
     }
   }
 
   private async claim(key: string, ttlSeconds: number): Promise<boolean> {
     try {
       return await this.options.replay.claim(key, ttlSeconds);
-    } catch {
-      throw storeUnavailable();
+    } catch (error) {
+      throw error instanceof StoreUnavailableError ? storeUnavailable() : error;
     }
   }
 
