@@ -198,7 +198,7 @@ describe.runIf(redisUrl)('a gateway whose Redis stalls or goes away', () => {
   it('listens only once Redis answers, and then serves at once (spec/DECISIONS.md, "A shared store that does not answer")', async () => {
     await proxy.forward();
     await proxy.refuse(); // the port is known, nothing listens on it yet
-    const starting = gateway({ RATE_LIMIT_STORE: 'redis', REDIS_URL: proxy.url, REDIS_KEY_PREFIX: prefix }, logger);
+    const starting = gateway({ RATE_LIMIT_STORE: 'redis', REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_KEY_PREFIX: prefix }, logger);
     let listening = false;
     void starting.then(() => (listening = true));
     // The gateway has opened its database and tried Redis once it logs that Redis does not answer.
@@ -241,5 +241,54 @@ describe.runIf(redisUrl)('a gateway whose Redis stalls or goes away', () => {
     expect(await whoami()).toEqual({ status: 200, code: undefined });
     expect(redisLines(/available again/).length - before.up).toBe(1);
     expect(consoleError.mock.calls.filter((args) => String(args[0]).includes('[ioredis]'))).toEqual([]);
+  }, 60_000);
+});
+
+describe.runIf(databaseUrl)('a gateway whose PostgreSQL store stalls or goes away (RATE_LIMIT_STORE=postgres)', () => {
+  const target = new URL(databaseUrl ?? 'postgres://127.0.0.1:5432');
+  const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  const schema = `gateway_down_${randomBytes(4).toString('hex')}`;
+  schemas.push(schema);
+  let h: Harness;
+  let token: string;
+  const whoami = async () => {
+    const answer = await send(h.gateway.url, 'GET', '/v1/whoami', { headers: { authorization: `Bearer ${token}` } });
+    return { status: answer.status, code: answer.body?.error?.code as string | undefined };
+  };
+  const storesInStatus = async () => {
+    h.gateway.probe.invalidate();
+    return (await send(h.gateway.url, 'GET', '/v1/status')).body.stores;
+  };
+
+  beforeAll(async () => {
+    await proxy.forward();
+    const viaProxy = new URL(databaseUrl!);
+    viaProxy.host = `127.0.0.1:${proxy.port}`;
+    // The credential stays cached, so what is left to fail is the rate limit in the shared store.
+    h = await gateway({ DATABASE_URL: viaProxy.href, DATABASE_SCHEMA: schema, RATE_LIMIT_STORE: 'postgres', CREDENTIAL_CACHE_MS: '600000' });
+    token = (await h.issue('api_key')).token;
+    expect(await whoami()).toEqual({ status: 200, code: undefined });
+  }, 60_000);
+  // The gateway closes with its database back (closing writes the usage counts it holds).
+  afterAll(async () => {
+    await proxy.forward();
+    opened.splice(opened.indexOf(h), 1);
+    await h.close();
+    await proxy.refuse();
+  });
+
+  it('stalled: answers 503 RATE_LIMIT_UNAVAILABLE within about the deadline, never 500, and reports PostgreSQL down (spec/DECISIONS.md, "A shared store that does not answer")', async () => {
+    proxy.stall();
+    const started = Date.now();
+    for (let i = 0; i < 3; i++) expect(await whoami()).toEqual({ status: 503, code: 'RATE_LIMIT_UNAVAILABLE' });
+    expect(Date.now() - started).toBeLessThan(10_000); // loosely: each call ended at its deadline (1 s), not with the stall
+    expect(await storesInStatus()).toEqual([{ store: 'postgres', state: 'down', latency_ms: expect.any(Number) }]);
+    expect((await send(h.gateway.url, 'GET', '/healthz')).status).toBe(503);
+  }, 60_000);
+
+  it('closed: answers 503 RATE_LIMIT_UNAVAILABLE, never 500', async () => {
+    await proxy.refuse();
+    for (let i = 0; i < 3; i++) expect(await whoami()).toEqual({ status: 503, code: 'RATE_LIMIT_UNAVAILABLE' });
+    expect(await storesInStatus()).toEqual([{ store: 'postgres', state: 'down', latency_ms: expect.any(Number) }]);
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 /**
- * A TCP proxy in front of a real server (Redis) that a test can make stall (connections stay
+ * A TCP proxy in front of a real server (Redis, PostgreSQL) that a test can make stall (connections stay
  * open and nothing more is forwarded either way) or refuse (nothing listens on its port), then
  * forward again on the same port.
  */
@@ -16,9 +16,6 @@ export class TcpProxy {
     private readonly target: { host: string; port: number },
   ) {}
 
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
 
   /** Listens (on the same port as before, if it listened before) and forwards everything. */
   async forward(): Promise<void> {
