@@ -131,6 +131,23 @@ describe.runIf(databaseUrl)('two gateways on one PostgreSQL (RATE_LIMIT_STORE=po
     expect(await call(a, await sign(nonce))).toMatchObject({ status: 200, code: 'forwarded' });
   }, 60_000);
 
+  it('delete used proofs past their expiry (spec/DECISIONS.md, "Gateways sharing one store": at most once a minute per gateway)', async () => {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      await client.query(`insert into ${schema}.dpop_proofs (proof_key, expires_at) values ('expired-proof', now() - interval '1 minute'), ('live-proof', now() + interval '1 minute')`);
+      const c = await gateway(env); // a fresh gateway cleans up after its first claim
+      const { sign, call } = await dpopCaller(c);
+      const nonce = (await call(c, await sign())).nonce!;
+      expect(await call(c, await sign(nonce))).toMatchObject({ status: 200, code: 'forwarded' });
+      const left = async () => (await client.query(`select proof_key from ${schema}.dpop_proofs where proof_key in ('expired-proof', 'live-proof') order by proof_key`)).rows.map((r) => r.proof_key);
+      for (let attempt = 0; attempt < 50 && (await left()).length > 1; attempt++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await left()).toEqual(['live-proof']);
+    } finally {
+      await client.end();
+    }
+  }, 60_000);
+
   it('report PostgreSQL, and only PostgreSQL, among the shared stores of /v1/status, and are ready', async () => {
     const status = await send(a.gateway.url, 'GET', '/v1/status');
     expect(status.body.stores).toEqual([{ store: 'postgres', state: 'up', latency_ms: expect.any(Number) }]);
