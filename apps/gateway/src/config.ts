@@ -26,6 +26,9 @@ export interface UpstreamConfig {
   connect?: Connector;
 }
 
+export const SHARED_STORE_KINDS = ['memory', 'redis', 'postgres'] as const;
+export type SharedStoreKind = (typeof SHARED_STORE_KINDS)[number];
+
 export interface GatewayConfig {
   port: number;
   host: string;
@@ -42,7 +45,21 @@ export interface GatewayConfig {
   upstreams: UpstreamConfig[];
   /** The assertion signing key (private JWK); missing means nothing is forwarded (FLOCKS_SIGNING_KEY_MISSING). */
   assertionPrivateKeyFile: string;
-  rateLimit: { points: number; durationSeconds: number; redisUrl: string | undefined; store: 'memory' | 'redis' | 'postgres' };
+  /**
+   * RATE_LIMIT_STORE names the store shared by the gateways of a deployment, for rate limits and
+   * for DPoP (used proofs and the nonce secret): `memory` (this gateway alone), `redis` (REDIS_URL)
+   * or `postgres` (DATABASE_URL).
+   */
+  rateLimit: { points: number; durationSeconds: number; redisUrl: string | undefined; store: SharedStoreKind };
+  /** How the gateway talks to its shared store (stores.ts). */
+  stores: {
+    /** STORE_TIMEOUT_MS: the deadline of every call to Redis or to the PostgreSQL store, then the store's unavailability code. */
+    timeoutMs: number;
+    /** STORE_STARTUP_WAIT_MS: how long a starting gateway waits for its stores before it listens anyway, reporting itself not ready. */
+    startupWaitMs: number;
+    /** REDIS_KEY_PREFIX: put before every key, so that deployments (or tests) can share one Redis. */
+    redisKeyPrefix: string;
+  };
   /** The unauthenticated credential verification, limited per client address (same store as rateLimit). */
   verifyRateLimit: { points: number; durationSeconds: number };
   /** Paths of a service that the contract does not name, forwarded without a credential: limited per client address too. */
@@ -84,6 +101,13 @@ function integer(value: string | undefined, fallback: number): number {
   return parsed;
 }
 
+function sharedStoreKind(value: string, env: NodeJS.ProcessEnv): SharedStoreKind {
+  if (!(SHARED_STORE_KINDS as readonly string[]).includes(value)) throw new Error(`RATE_LIMIT_STORE must be one of ${SHARED_STORE_KINDS.join(', ')}, got ${value}`);
+  if (value === 'redis' && !env.REDIS_URL) throw new Error('RATE_LIMIT_STORE=redis needs REDIS_URL');
+  if (value === 'postgres' && !env.DATABASE_URL) throw new Error('RATE_LIMIT_STORE=postgres needs DATABASE_URL');
+  return value as SharedStoreKind;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const dataDir = resolve(env.DATA_DIR ?? 'data');
   const port = integer(env.PORT, 8080);
@@ -114,7 +138,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       points: integer(env.RATE_LIMIT_POINTS, 1200),
       durationSeconds: integer(env.RATE_LIMIT_WINDOW_SECONDS, 60),
       redisUrl,
-      store: (env.RATE_LIMIT_STORE as 'memory' | 'redis' | 'postgres' | undefined) ?? (redisUrl ? 'redis' : 'memory'),
+      store: sharedStoreKind(env.RATE_LIMIT_STORE || (redisUrl ? 'redis' : 'memory'), env),
+    },
+    stores: {
+      timeoutMs: Math.max(1, integer(env.STORE_TIMEOUT_MS, 1000)),
+      startupWaitMs: integer(env.STORE_STARTUP_WAIT_MS, 30_000),
+      redisKeyPrefix: env.REDIS_KEY_PREFIX ?? '',
     },
     verifyRateLimit: {
       points: integer(env.VERIFY_RATE_LIMIT_POINTS, 60),

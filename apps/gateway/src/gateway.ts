@@ -24,6 +24,7 @@ import {
   createContractServer,
   createServiceApp,
   docsBaseUrlOf,
+  HEALTH_PATH,
   rawBodyReader,
   readAssertionKey,
   refused,
@@ -36,7 +37,7 @@ import {
 import { createAdminApp } from './admin/admin-app.js';
 import { adminUrlFile } from './admin/admin-rules.js';
 import { createAuthenticator } from './auth/authenticate.js';
-import { DpopVerifier, MemoryReplayStore, RedisReplayStore, type ReplayStore } from './auth/dpop.js';
+import { DpopVerifier } from './auth/dpop.js';
 import { consumeForAddress, createRateLimiter } from './auth/rate-limit.js';
 import type { GatewayConfig } from './config.js';
 import { withCors } from './cors.js';
@@ -48,6 +49,7 @@ import { StatusProbe } from './routing/status-probe.js';
 import { UpstreamRegistry } from './routing/upstreams.js';
 import { gatewayHandlers, usageReadGuard } from './routes/gateway-routes.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
+import { openSharedStores } from './stores.js';
 
 /** Services the gateway answers itself: its own routes and the built-in iam (credential verification). */
 export const BUILT_IN_SERVICES = ['gateway', 'iam'] as const;
@@ -94,36 +96,25 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   if (!signingKey) logger.warn({ file: config.assertionPrivateKeyFile }, 'no assertion signing key: nothing will be forwarded');
   const assertionFor = signingKey ? createAssertionSigner(signingKey) : undefined;
   const registry = new UpstreamRegistry(config.upstreams);
-  const probe = new StatusProbe(registry, ['iam']);
   const usage = new UsageRecorder(db);
 
-  let redis: { quit(): Promise<unknown> } | undefined;
-  let replay: ReplayStore = new MemoryReplayStore();
-  if (config.rateLimit.redisUrl) {
-    const { Redis } = await import('ioredis');
-    const client = new Redis(config.rateLimit.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
-    redis = client;
-    replay = new RedisReplayStore(client as never);
+  // Rate limits and DPoP state live in the store the deployment's gateways share (stores.ts); the
+  // gateway listens only once that store answers, so it takes no traffic it would refuse.
+  const stores = await openSharedStores(config, db, logger);
+  if (!(await stores.waitUntilReady(config.stores.startupWaitMs))) {
+    logger.warn({ waitedMs: config.stores.startupWaitMs }, `listening although a shared store does not answer: ${HEALTH_PATH} reports not ready`);
   }
-  let limiterPool: { end(): Promise<void> } | undefined;
-  let postgres: { pool: unknown; schema: string } | undefined;
-  if (config.rateLimit.store === 'postgres') {
-    if (!config.databaseUrl) throw new Error('RATE_LIMIT_STORE=postgres needs DATABASE_URL');
-    const { default: pg } = await import('pg');
-    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 4 });
-    limiterPool = pool;
-    postgres = { pool, schema: config.databaseSchema };
-  }
-  const limiter = await createRateLimiter({ ...config.rateLimit, redis, postgres });
+  const probe = new StatusProbe(registry, ['iam'], () => stores.probe());
+  const limiter = await createRateLimiter({ ...config.rateLimit, ...stores.limiter });
   // Credential verification needs no credential, so it is limited per client address instead (DECISIONS.md "Rate limits").
-  const verifyLimiter = await createRateLimiter({ ...config.rateLimit, ...config.verifyRateLimit, redis, postgres, keyPrefix: 'gateway-verify' });
+  const verifyLimiter = await createRateLimiter({ ...config.rateLimit, ...config.verifyRateLimit, ...stores.limiter, keyPrefix: 'gateway-verify' });
   const verifyRateGuard: RequestHandler = (req, _res, next) => {
     consumeForAddress(verifyLimiter, req).then(() => next(), next);
   };
   // So are the paths the contract does not name, which are forwarded without a credential: else an
   // anonymous flood would reach the service unlimited.
-  const unnamedPathLimiter = await createRateLimiter({ ...config.rateLimit, ...config.unnamedPathRateLimit, redis, postgres, keyPrefix: 'gateway-unnamed' });
-  const dpop = new DpopVerifier({ requireNonce: config.dpop.requireNonce, iatWindowSeconds: config.dpop.iatWindowSeconds, replay });
+  const unnamedPathLimiter = await createRateLimiter({ ...config.rateLimit, ...config.unnamedPathRateLimit, ...stores.limiter, keyPrefix: 'gateway-unnamed' });
+  const dpop = new DpopVerifier({ requireNonce: config.dpop.requireNonce, iatWindowSeconds: config.dpop.iatWindowSeconds, replay: stores.replay, nonceSecret: stores.nonceSecret });
   let publicBaseUrl = config.publicBaseUrl;
   const authenticate = createAuthenticator({ store, dpop, limiter, publicBaseUrl: () => publicBaseUrl });
   const docsBaseUrl = () => docsBaseUrlOf({ DOCS_BASE_URL: config.docsBaseUrl }, publicBaseUrl);
@@ -240,7 +231,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   docs.use('/docs', express.static(docsSiteDir, { index: 'index.html', fallthrough: true, setHeaders: setSiteHeaders }));
   docs.use(app);
   // CORS around everything the listener answers, so errors carry it too (cors.ts).
-  const root = withCors(withSideRoutes(app, { '/docs': docs }), config.corsAllowedOrigins);
+  const root = withCors(withSideRoutes(app, { '/docs': docs, [HEALTH_PATH]: stores.health }), config.corsAllowedOrigins);
 
   const adminToken = readOrCreateAdminToken(config.adminTokenFile);
   const adminApp = createAdminApp({
@@ -286,8 +277,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
       if (existsSync(urlFile) && readFileSync(urlFile, 'utf8').trim() === adminUrl) rmSync(urlFile, { force: true });
       await usage.close();
       await registry.close();
-      await redis?.quit();
-      await limiterPool?.end();
+      await stores.close();
       await db.close();
     },
   };

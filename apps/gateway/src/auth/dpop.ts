@@ -17,8 +17,19 @@ const NONCE_WINDOW_MS = 5 * 60 * 1000;
 
 /** Remembers proof ids until they could no longer pass the iat window. */
 export interface ReplayStore {
-  /** True the first time a jti is seen within its lifetime, false on a replay. */
+  /** True the first time a jti is seen within its lifetime, false on a replay; StoreUnavailableError when the store does not answer. */
   claim(jti: string, ttlSeconds: number): Promise<boolean>;
+}
+
+/**
+ * A shared store did not answer (unreachable, disconnected, past its deadline), as opposed to a
+ * call it refused as wrong, which stays a bug (500).
+ */
+export class StoreUnavailableError extends Error {
+  constructor(store: string, cause: unknown) {
+    super(`${store} unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'StoreUnavailableError';
+  }
 }
 
 export class MemoryReplayStore implements ReplayStore {
@@ -33,12 +44,23 @@ export class MemoryReplayStore implements ReplayStore {
   }
 }
 
-/** Shared across gateway replicas (SET NX with expiry). */
-export class RedisReplayStore implements ReplayStore {
-  constructor(private readonly redis: { set(key: string, value: string, px: 'PX', ms: number, nx: 'NX'): Promise<string | null> }) {}
-  async claim(jti: string, ttlSeconds: number): Promise<boolean> {
-    return (await this.redis.set(`dpop:jti:${jti}`, '1', 'PX', ttlSeconds * 1000, 'NX')) === 'OK';
-  }
+/**
+ * The secret nonces are derived from. Every gateway of a deployment must read the same one, or a
+ * nonce one issues is refused by the others (stores.ts keeps it in the shared store).
+ */
+export type NonceSecret = () => Promise<Uint8Array>; // StoreUnavailableError as ReplayStore.claim
+
+/** For a gateway that shares nothing (RATE_LIMIT_STORE=memory): a secret of its own. */
+export function processNonceSecret(): NonceSecret {
+  const secret = randomBytes(32);
+  return async () => secret;
+}
+
+/** The shared store of proofs or of the nonce secret did not answer: the proof is neither accepted nor refused. */
+function storeUnavailable(): ServiceError {
+  return new ServiceError('AUTH_UNAVAILABLE', 'The DPoP proof could not be checked: the shared store did not answer. Retry with a fresh proof.', {
+    reason: 'replay_store_unavailable',
+  });
 }
 
 export interface DpopRequest {
@@ -53,24 +75,36 @@ export interface DpopRequest {
 }
 
 export class DpopVerifier {
-  private readonly nonceSecret = randomBytes(32);
-
   constructor(
-    private readonly options: { requireNonce: boolean; iatWindowSeconds: number; replay: ReplayStore },
+    private readonly options: { requireNonce: boolean; iatWindowSeconds: number; replay: ReplayStore; nonceSecret: NonceSecret },
   ) {}
 
-  /** The nonce clients are told to use now (stateless: an HMAC of the time window). */
-  currentNonce(now = Date.now()): string {
-    return this.nonceFor(Math.floor(now / NONCE_WINDOW_MS));
+  /** The nonce clients are told to use now (stateless: an HMAC of the time window under the shared secret). */
+  async currentNonce(now = Date.now()): Promise<string> {
+    return nonceFor(await this.secret(), Math.floor(now / NONCE_WINDOW_MS));
   }
 
-  private nonceFor(window: number): string {
-    return createHmac('sha256', this.nonceSecret).update(String(window)).digest('base64url');
-  }
-
-  private nonceIsFresh(nonce: unknown): boolean {
+  private async nonceIsFresh(nonce: unknown): Promise<boolean> {
+    if (typeof nonce !== 'string') return false;
+    const secret = await this.secret();
     const window = Math.floor(Date.now() / NONCE_WINDOW_MS);
-    return typeof nonce === 'string' && (nonce === this.nonceFor(window) || nonce === this.nonceFor(window - 1));
+    return nonce === nonceFor(secret, window) || nonce === nonceFor(secret, window - 1);
+  }
+
+  private async secret(): Promise<Uint8Array> {
+    try {
+      return await this.options.nonceSecret();
+    } catch (error) {
+      throw error instanceof StoreUnavailableError ? storeUnavailable() : error;
+    }
+  }
+
+  private async claim(key: string, ttlSeconds: number): Promise<boolean> {
+    try {
+      return await this.options.replay.claim(key, ttlSeconds);
+    } catch (error) {
+      throw error instanceof StoreUnavailableError ? storeUnavailable() : error;
+    }
   }
 
   async verify(request: DpopRequest): Promise<void> {
@@ -108,14 +142,18 @@ export class DpopVerifier {
     if (typeof payload.iat !== 'number' || Math.abs(now - payload.iat) > window) throw mismatch('iat is outside the accepted window');
     const ath = hash('sha256', request.accessToken, 'base64url');
     if (payload.ath !== ath) throw mismatch('ath does not match the token');
-    if (this.options.requireNonce && !this.nonceIsFresh(payload.nonce)) {
+    if (this.options.requireNonce && !(await this.nonceIsFresh(payload.nonce))) {
       throw new ServiceError('DPOP_NONCE_REQUIRED', 'Sign a fresh proof with the nonce from the dpop-nonce header and send it once more.', {
-        headers: { 'dpop-nonce': this.currentNonce() },
+        headers: { 'dpop-nonce': await this.currentNonce() },
       });
     }
     if (typeof payload.jti !== 'string' || payload.jti.length < 8) throw mismatch('has no usable jti');
-    if (!(await this.options.replay.claim(`${request.jkt}:${payload.jti}`, window * 2 + 5))) throw mismatch('was already used (jti replay)');
+    if (!(await this.claim(`${request.jkt}:${payload.jti}`, window * 2 + 5))) throw mismatch('was already used (jti replay)');
   }
+}
+
+function nonceFor(secret: Uint8Array, window: number): string {
+  return createHmac('sha256', secret).update(String(window)).digest('base64url');
 }
 
 /** Scheme and host compared case-insensitively, default ports dropped, no query or fragment. */

@@ -6,6 +6,14 @@
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ServiceError } from '@gateway-minds/service-kit';
 
+/** Told how each call to a shared store went, so that its outages are logged once each (stores.ts). */
+export interface StoreHealth {
+  failed(error: unknown): void;
+  answered(): void;
+}
+
+const healthOf = new WeakMap<RateLimiterAbstract, StoreHealth>();
+
 export interface RateLimitOptions {
   points: number;
   durationSeconds: number;
@@ -15,9 +23,16 @@ export interface RateLimitOptions {
   postgres?: { pool: unknown; schema: string };
   /** Separates this limiter's counters from another's in a shared store (default `gateway`). */
   keyPrefix?: string;
+  health?: StoreHealth;
 }
 
 export async function createRateLimiter(options: RateLimitOptions): Promise<RateLimiterAbstract> {
+  const limiter = limiterIn(options);
+  if (options.health) healthOf.set(limiter, options.health);
+  return limiter;
+}
+
+function limiterIn(options: RateLimitOptions): RateLimiterAbstract {
   const common = { points: options.points, duration: options.durationSeconds, keyPrefix: options.keyPrefix ?? 'gateway' };
   if (options.store === 'redis') return new RateLimiterRedis({ ...common, storeClient: options.redis, rejectIfRedisNotReady: true });
   if (options.store === 'postgres') {
@@ -38,14 +53,19 @@ export function consumeForAddress(limiter: RateLimiterAbstract, req: { socket: {
 
 /** Spends one point for the key (a credential, or a client address); refuses with RATE_LIMITED and Retry-After when the window's points are gone. */
 export async function consume(limiter: RateLimiterAbstract, key: string, whose = 'this credential'): Promise<void> {
+  const health = healthOf.get(limiter);
   try {
     await limiter.consume(key);
+    health?.answered();
   } catch (outcome) {
     if (outcome instanceof RateLimiterRes) {
+      health?.answered();
       throw new ServiceError('RATE_LIMITED', `Too many requests for ${whose}.`, {
         retryAfterSeconds: Math.max(1, Math.ceil(outcome.msBeforeNext / 1000)),
       });
     }
+    // The store did not answer within its deadline, or is disconnected: nothing was counted.
+    health?.failed(outcome);
     throw new ServiceError('RATE_LIMIT_UNAVAILABLE', 'Rate limiting is unavailable.');
   }
 }

@@ -1,8 +1,7 @@
 /**
  * The status route's live probe of every registered service (GET <url> + HEALTH_PATH on each
- * of its replicas: up while one of them is),
- * cached for the contract's cache_ttl_seconds so a burst of status calls makes
- * one probe.
+ * of its replicas: up while one of them is) and of the stores shared with other gateways, cached
+ * for the contract's cache_ttl_seconds so a burst of status calls makes one probe.
  */
 import { openapiDocument } from '@gateway-minds/contract/document';
 import type { Schemas } from '@gateway-minds/contract';
@@ -11,21 +10,22 @@ import { probeReplica, type Replica, type UpstreamRegistry } from './upstreams.j
 
 type GatewayStatus = Schemas['GatewayStatus'];
 type ServiceStatus = Schemas['ServiceStatus'];
+type StoreStatus = Schemas['StoreStatus'];
 
 /** 30 seconds, read from the contract (GatewayStatus.cache_ttl_seconds). */
 export const STATUS_CACHE_TTL_SECONDS = (
   openapiDocument.components!.schemas!.GatewayStatus as { properties: { cache_ttl_seconds: { const: 30 } } }
 ).properties.cache_ttl_seconds.const;
 
-
 export class StatusProbe {
   private cached: { status: GatewayStatus; until: number } | undefined;
   private inFlight: Promise<GatewayStatus> | undefined;
 
-  /** `builtIn` services are answered by the gateway itself and always up. */
+  /** `builtIn` services are answered by the gateway itself and always up; `stores` probes the shared stores (stores.ts). */
   constructor(
     private readonly registry: UpstreamRegistry,
     private readonly builtIn: string[],
+    private readonly stores: () => Promise<StoreStatus[]> = async () => [],
   ) {}
 
   async status(): Promise<GatewayStatus> {
@@ -40,6 +40,7 @@ export class StatusProbe {
   }
 
   private async probeAll(): Promise<GatewayStatus> {
+    const stores = this.stores();
     const services: ServiceStatus[] = this.builtIn.map((service) => ({ service, state: 'up', http_status: 200, latency_ms: 0 }));
     services.push(...(await Promise.all(this.registry.all().map(async (upstream): Promise<ServiceStatus> => {
       if (!upstream.enabled) return { service: upstream.name, state: 'disabled', http_status: 503, latency_ms: 0 };
@@ -52,6 +53,7 @@ export class StatusProbe {
       checked_at: new Date().toISOString(),
       cache_ttl_seconds: STATUS_CACHE_TTL_SECONDS,
       services,
+      stores: await stores,
     };
     this.cached = { status, until: Date.now() + STATUS_CACHE_TTL_SECONDS * 1000 };
     return status;

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ADMITTED_OPERATIONS_PATH, assertionKeyFiles, ensureAssertionKeys, HEALTH_PATH, type CredentialKind } from '@gateway-minds/service-kit';
+import { ADMITTED_OPERATIONS_PATH, assertionKeyFiles, ensureAssertionKeys, HEALTH_PATH, type CredentialKind, type Logger } from '@gateway-minds/service-kit';
 import { loadConfig, startGateway, type Gateway, type GatewayConfig } from '../../src/index.js';
 
 export interface UpstreamCall {
@@ -72,7 +72,7 @@ export interface Harness {
 }
 
 export async function startHarness(
-  overrides: { env?: Record<string, string>; withKeys?: boolean; upstream?: UpstreamDouble } = {},
+  overrides: { env?: Record<string, string>; withKeys?: boolean; upstream?: UpstreamDouble; logger?: Logger } = {},
 ): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const keys = assertionKeyFiles(dataDir);
@@ -86,7 +86,7 @@ export async function startHarness(
     NODE_ENV: 'test',
     ...overrides.env,
   });
-  const gateway = await startGateway(config);
+  const gateway = await startGateway(config, overrides.logger);
   const admin = async (path: string, body: unknown) => {
     const response = await fetch(gateway.adminUrl + path, {
       method: 'POST',
