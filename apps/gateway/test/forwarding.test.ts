@@ -147,7 +147,7 @@ describe('relay failures', () => {
   });
 
   it('slower than the deadline → 504 UPSTREAM_TIMEOUT', async () => {
-    upstream.behaviour = (_c, res) => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 1500);
+    upstream.behaviour = (_c, res) => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 4000);
     expectRelay(await get(), 504, 'UPSTREAM_TIMEOUT');
   });
 

@@ -82,7 +82,9 @@ export async function startHarness(
     PORT: '0',
     ADMIN_PORT: '0',
     MINDS_URL: overrides.upstream?.url ?? 'http://127.0.0.1:9',
-    MINDS_TIMEOUT_MS: '500',
+    // Short, so the deadline tests wait little; long enough that a 1 MB answer is relayed in time
+    // on a loaded 2-core machine.
+    MINDS_TIMEOUT_MS: '2000',
     NODE_ENV: 'test',
     ...overrides.env,
   });
