@@ -36,6 +36,8 @@ export interface GatewayConfig {
   upstreams: UpstreamConfig[];
   /** The assertion signing key (private JWK); missing means nothing is forwarded (FLOCKS_SIGNING_KEY_MISSING). */
   assertionPrivateKeyFile: string;
+  /** ASSERTION_PRIVATE_KEY: the private JWK's JSON itself, instead of the file (a secret store's setting). */
+  assertionPrivateKey: string | undefined;
   rateLimit: { points: number; durationSeconds: number; redisUrl: string | undefined; store: 'memory' | 'redis' | 'postgres' };
   /** The unauthenticated credential verification, limited per client address (same store as rateLimit). */
   verifyRateLimit: { points: number; durationSeconds: number };
@@ -86,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       },
     ],
     assertionPrivateKeyFile: env.ASSERTION_PRIVATE_KEY_FILE ?? join(dataDir, 'keys/assertion.private.jwk.json'),
+    assertionPrivateKey: assertionPrivateKeySetting(env),
     rateLimit: {
       points: integer(env.RATE_LIMIT_POINTS, 1200),
       durationSeconds: integer(env.RATE_LIMIT_WINDOW_SECONDS, 60),
@@ -105,4 +108,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     adminTokenFile: env.ADMIN_TOKEN_FILE ?? join(dataDir, 'admin-token'),
     corsAllowedOrigins: allowedOriginsSetting(env),
   };
+}
+
+/** The signing key is given one way: the JWK itself or a file holding it. */
+function assertionPrivateKeySetting(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.ASSERTION_PRIVATE_KEY && env.ASSERTION_PRIVATE_KEY_FILE) throw new Error('set ASSERTION_PRIVATE_KEY or ASSERTION_PRIVATE_KEY_FILE, not both');
+  return env.ASSERTION_PRIVATE_KEY || undefined;
 }

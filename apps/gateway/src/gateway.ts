@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { importJWK, type CryptoKey, type JWK } from 'jose';
+import { importJWK, type CryptoKey } from 'jose';
 import { operationTable, type OperationFacts } from '@gateway-minds/contract';
 import { docsSiteDir, setSiteHeaders } from '@gateway-minds/docs';
 import { openDatabase, type Database } from '@gateway-minds/db';
@@ -25,7 +25,7 @@ import {
   createServiceApp,
   docsBaseUrlOf,
   rawBodyReader,
-  readAssertionKey,
+  readAssertionSigningKey,
   requestContext,
   shapeError,
   withSideRoutes,
@@ -43,6 +43,7 @@ import { CredentialStore } from './iam/credentials.js';
 import { forward } from './routing/forward.js';
 import { gatewayPreflight } from './routing/preflight.js';
 import { AdmissionProbe } from './routing/admission-probe.js';
+import { SigningKeyTrust } from './routing/signing-key-trust.js';
 import { StatusProbe } from './routing/status-probe.js';
 import { UpstreamRegistry } from './routing/upstreams.js';
 import { gatewayHandlers, usageReadGuard } from './routes/gateway-routes.js';
@@ -72,12 +73,6 @@ function readOrCreateAdminToken(file: string): string {
   return token;
 }
 
-async function publicKeyOf(privateKeyFile: string): Promise<CryptoKey | null> {
-  if (!existsSync(privateKeyFile)) return null;
-  const { d: _secret, ...publicJwk } = JSON.parse(readFileSync(privateKeyFile, 'utf8')) as JWK;
-  return (await importJWK(publicJwk, 'EdDSA')) as CryptoKey;
-}
-
 export async function startGateway(config: GatewayConfig, logger: Logger = createLogger('gateway')): Promise<Gateway> {
   const db = await openDatabase({
     url: config.databaseUrl,
@@ -89,11 +84,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const first = await store.seedFirstOrganization('Development');
   if (first.seeded) logger.info({ organizationId: first.organizationId, projectId: first.projectId }, 'seeded a development organization and project');
 
-  const signingKey = await readAssertionKey(config.assertionPrivateKeyFile);
+  const signingKey = await readAssertionSigningKey({ jwk: config.assertionPrivateKey, file: config.assertionPrivateKeyFile });
   if (!signingKey) logger.warn({ file: config.assertionPrivateKeyFile }, 'no assertion signing key: nothing will be forwarded');
+  else logger.info({ kid: signingKey.kid }, 'signing assertions');
   const assertionFor = signingKey ? createAssertionSigner(signingKey) : undefined;
   const registry = new UpstreamRegistry(config.upstreams);
-  const probe = new StatusProbe(registry, ['iam']);
+  const keyTrust = signingKey ? new SigningKeyTrust(registry, signingKey.kid, logger) : undefined;
+  const probe = new StatusProbe(registry, ['iam'], keyTrust ?? 'missing');
   const usage = new UsageRecorder(db);
 
   let redis: { quit(): Promise<unknown> } | undefined;
@@ -178,7 +175,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
       if (!upstream.enabled) {
         throw new ServiceError('SERVICE_DISABLED', `The ${upstream.name} service is registered but not enabled.`, { retryAfterSeconds: upstream.disabledRetryAfterSeconds });
       }
-      if (!assertionFor) throw new ServiceError('FLOCKS_SIGNING_KEY_MISSING', 'The service is routed without its verification key; nothing was forwarded.');
+      if (!assertionFor) throw new ServiceError('FLOCKS_SIGNING_KEY_MISSING', 'The service is routed without its verification key; nothing was forwarded.', { reason: 'signing_key_missing' });
+      if (await keyTrust!.refuses(upstream)) {
+        throw new ServiceError('FLOCKS_SIGNING_KEY_MISSING', `The ${upstream.name} service does not trust this gateway's assertion signing key; nothing was forwarded.`, { reason: 'signing_key_untrusted' });
+      }
       const shape = shapeError(req, operation);
       if (shape) throw shape;
       if (operation.hasRequestBody) await new Promise<void>((resolve, reject) => readRawBody(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
@@ -245,7 +245,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const adminApp = createAdminApp({
     store,
     adminToken,
-    assertionPublicKey: await publicKeyOf(config.assertionPrivateKeyFile),
+    assertionPublicKey: signingKey ? ((await importJWK(signingKey.publicJwk, 'EdDSA')) as CryptoKey) : null,
     audiences: registry.all().map((u) => u.name),
   });
 
@@ -266,6 +266,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const urlFile = adminUrlFile(config.adminTokenFile);
   writeFileSync(urlFile, `${adminUrl}\n`, { mode: 0o600 });
   logger.info({ url, adminUrl }, 'gateway listening');
+  void keyTrust?.checkAll();
 
   return {
     url,

@@ -6,6 +6,7 @@
 import { openapiDocument } from '@gateway-minds/contract/document';
 import type { Schemas } from '@gateway-minds/contract';
 import { HEALTH_PATH } from '@gateway-minds/service-kit/side-routes';
+import type { SigningKeyTrust } from './signing-key-trust.js';
 import { probeUpstream, type UpstreamRegistry } from './upstreams.js';
 
 type GatewayStatus = Schemas['GatewayStatus'];
@@ -21,10 +22,15 @@ export class StatusProbe {
   private cached: { status: GatewayStatus; until: number } | undefined;
   private inFlight: Promise<GatewayStatus> | undefined;
 
-  /** `builtIn` services are answered by the gateway itself and always up. */
+  /**
+   * `builtIn` services are answered by the gateway itself and always up. `signing`: whether the
+   * services trust the gateway's signing key, or 'missing' when it has none; a service that answers
+   * but would refuse its assertions is `degraded` with the reason (ServiceStatus.reason).
+   */
   constructor(
     private readonly registry: UpstreamRegistry,
     private readonly builtIn: string[],
+    private readonly signing?: SigningKeyTrust | 'missing',
   ) {}
 
   async status(): Promise<GatewayStatus> {
@@ -48,7 +54,13 @@ export class StatusProbe {
         await response.body.dump();
         const latency = Math.round(performance.now() - started);
         const ok = response.statusCode >= 200 && response.statusCode < 300;
-        return { service: upstream.name, state: ok ? 'up' : 'degraded', http_status: response.statusCode, latency_ms: latency };
+        if (!ok) return { service: upstream.name, state: 'degraded', http_status: response.statusCode, latency_ms: latency };
+        // 503: what forwarding answers for it (FLOCKS_SIGNING_KEY_MISSING).
+        if (this.signing === 'missing') return { service: upstream.name, state: 'degraded', http_status: 503, latency_ms: latency, reason: 'signing_key_missing' };
+        if (this.signing && (await this.signing.ask(upstream)) === 'untrusted') {
+          return { service: upstream.name, state: 'degraded', http_status: 503, latency_ms: latency, reason: 'signing_key_untrusted' };
+        }
+        return { service: upstream.name, state: 'up', http_status: response.statusCode, latency_ms: latency };
       } catch (error) {
         const latency = Math.round(performance.now() - started);
         const timedOut = error instanceof Error && /timeout|abort/i.test(`${error.name} ${error.message}`);
