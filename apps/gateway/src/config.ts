@@ -1,6 +1,7 @@
 /** Gateway settings, read once from the environment. */
 import { join, resolve } from 'node:path';
 import type { Connector } from '@gateway-minds/service-kit';
+import { assertionKeySourceFromEnv, type AssertionKeySource } from '@gateway-minds/service-kit/assertion-key-set';
 import { publicBaseUrlOf } from '@gateway-minds/service-kit/public-urls';
 import { allowedOriginsSetting } from './cors.js';
 
@@ -38,6 +39,12 @@ export interface GatewayConfig {
   assertionPrivateKeyFile: string;
   /** ASSERTION_PRIVATE_KEY: the private JWK's JSON itself, instead of the file (a secret store's setting). */
   assertionPrivateKey: string | undefined;
+  /**
+   * ASSERTION_PUBLIC_KEYS or ASSERTION_PUBLIC_KEYS_FILE, as the services read them: the internal agent
+   * lookup accepts assertions signed by these as well as by this gateway's own key, so that a
+   * service may ask any gateway while the gateways' keys differ during a rotation.
+   */
+  assertionPublicKeys: AssertionKeySource | undefined;
   rateLimit: { points: number; durationSeconds: number; redisUrl: string | undefined; store: 'memory' | 'redis' | 'postgres' };
   /** The unauthenticated credential verification, limited per client address (same store as rateLimit). */
   verifyRateLimit: { points: number; durationSeconds: number };
@@ -89,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     ],
     assertionPrivateKeyFile: env.ASSERTION_PRIVATE_KEY_FILE ?? join(dataDir, 'keys/assertion.private.jwk.json'),
     assertionPrivateKey: assertionPrivateKeySetting(env),
+    assertionPublicKeys: assertionKeySourceFromEnv(env),
     rateLimit: {
       points: integer(env.RATE_LIMIT_POINTS, 1200),
       durationSeconds: integer(env.RATE_LIMIT_WINDOW_SECONDS, 60),

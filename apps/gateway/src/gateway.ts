@@ -16,6 +16,7 @@ import { operationTable, type OperationFacts } from '@gateway-minds/contract';
 import { docsSiteDir, setSiteHeaders } from '@gateway-minds/docs';
 import { openDatabase, type Database } from '@gateway-minds/db';
 import {
+  AssertionKeySet,
   ServiceError,
   BODY_LIMIT_BYTES,
   createLogger,
@@ -242,10 +243,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const root = withCors(withSideRoutes(app, { '/docs': docs }), config.corsAllowedOrigins);
 
   const adminToken = readOrCreateAdminToken(config.adminTokenFile);
+  const lookupKeys = config.assertionPublicKeys ? await AssertionKeySet.open(config.assertionPublicKeys, logger, signingKey ? [signingKey.publicJwk] : []) : undefined;
   const adminApp = createAdminApp({
     store,
     adminToken,
-    assertionPublicKey: signingKey ? ((await importJWK(signingKey.publicJwk, 'EdDSA')) as CryptoKey) : null,
+    assertionPublicKey: lookupKeys ?? (signingKey ? ((await importJWK(signingKey.publicJwk, 'EdDSA')) as CryptoKey) : null),
     audiences: registry.all().map((u) => u.name),
   });
 
@@ -286,6 +288,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
       if (existsSync(urlFile) && readFileSync(urlFile, 'utf8').trim() === adminUrl) rmSync(urlFile, { force: true });
       await usage.close();
       await registry.close();
+      lookupKeys?.close();
       await redis?.quit();
       await limiterPool?.end();
       await db.close();

@@ -23,7 +23,7 @@
  *   LOG_LEVEL                   info
  */
 import { join, resolve } from 'node:path';
-import type { AssertionKeySource } from '@gateway-minds/service-kit';
+import { assertionKeySourceFromEnv, type AssertionKeySource } from '@gateway-minds/service-kit/assertion-key-set';
 import { isPageCost } from '@gateway-minds/db';
 import { docsBaseUrlOf } from '@gateway-minds/service-kit/public-urls';
 import type { MindsServiceConfig } from './service.js';
@@ -59,7 +59,10 @@ export interface ListenConfig {
 
 export function configFromEnv(env: Env = process.env): { listen: ListenConfig; service: MindsServiceConfig } {
   const dataDir = resolve(env.DATA_DIR || './data');
-  const assertionKeys = assertionKeySource(env, dataDir);
+  const assertionKeys: AssertionKeySource = assertionKeySourceFromEnv(env) ?? {
+    file: env.ASSERTION_PUBLIC_KEY_FILE || join(dataDir, 'keys', 'assertion.public.jwk.json'),
+    setting: 'ASSERTION_PUBLIC_KEY_FILE',
+  };
   return {
     listen: { port: integer(env, 'PORT', 8090), host: env.HOST || '127.0.0.1' },
     service: {
@@ -79,18 +82,3 @@ export function configFromEnv(env: Env = process.env): { listen: ListenConfig; s
   };
 }
 
-/** Which trusted key set the settings name (config.ts's header); both forms of the set at once is a mistake. */
-function assertionKeySource(env: Env, dataDir: string): AssertionKeySource {
-  if (env.ASSERTION_PUBLIC_KEYS && env.ASSERTION_PUBLIC_KEYS_FILE) {
-    throw new Error('set ASSERTION_PUBLIC_KEYS or ASSERTION_PUBLIC_KEYS_FILE, not both');
-  }
-  if (env.ASSERTION_PUBLIC_KEYS) {
-    try {
-      return { jwks: JSON.parse(env.ASSERTION_PUBLIC_KEYS) as unknown, setting: 'ASSERTION_PUBLIC_KEYS' };
-    } catch (error) {
-      throw new Error(`ASSERTION_PUBLIC_KEYS is not JSON (it holds the JWK Set itself, {"keys": [...]}): ${(error as Error).message}`);
-    }
-  }
-  if (env.ASSERTION_PUBLIC_KEYS_FILE) return { file: resolve(env.ASSERTION_PUBLIC_KEYS_FILE), setting: 'ASSERTION_PUBLIC_KEYS_FILE' };
-  return { file: env.ASSERTION_PUBLIC_KEY_FILE || join(dataDir, 'keys', 'assertion.public.jwk.json'), setting: 'ASSERTION_PUBLIC_KEY_FILE' };
-}

@@ -12,12 +12,31 @@
  */
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
 import { assertionKeyId } from './assertion.js';
 import type { Logger } from './logger.js';
 
 /** Where a service's trusted keys come from. `setting` names it in messages. */
 export type AssertionKeySource = { file: string; setting?: string } | { jwks: unknown; setting?: string };
+
+/**
+ * The trusted key set the settings name: ASSERTION_PUBLIC_KEYS (the JWK Set's JSON) or
+ * ASSERTION_PUBLIC_KEYS_FILE (a file holding it); undefined when neither is set. Both at once is
+ * a mistake: which one would win is not obvious.
+ */
+export function assertionKeySourceFromEnv(env: Record<string, string | undefined>): AssertionKeySource | undefined {
+  if (env.ASSERTION_PUBLIC_KEYS && env.ASSERTION_PUBLIC_KEYS_FILE) throw new Error('set ASSERTION_PUBLIC_KEYS or ASSERTION_PUBLIC_KEYS_FILE, not both');
+  if (env.ASSERTION_PUBLIC_KEYS) {
+    try {
+      return { jwks: JSON.parse(env.ASSERTION_PUBLIC_KEYS) as unknown, setting: 'ASSERTION_PUBLIC_KEYS' };
+    } catch (error) {
+      throw new Error(`ASSERTION_PUBLIC_KEYS is not JSON (it holds the JWK Set itself, {"keys": [...]}): ${(error as Error).message}`);
+    }
+  }
+  if (env.ASSERTION_PUBLIC_KEYS_FILE) return { file: resolve(env.ASSERTION_PUBLIC_KEYS_FILE), setting: 'ASSERTION_PUBLIC_KEYS_FILE' };
+  return undefined;
+}
 
 /** How often a key file is looked at for a change. */
 export const ASSERTION_KEY_FILE_CHECK_MS = 1000;
@@ -69,12 +88,16 @@ export class AssertionKeySet {
     private readonly source: AssertionKeySource,
     first: Loaded,
     private readonly logger: Logger | undefined,
+    private readonly alsoTrusted: JWK[],
   ) {
     this.loaded = first;
   }
 
-  /** The set from `source`; throws, naming the setting, when it is unreadable or not a valid set. */
-  static async open(source: AssertionKeySource, logger?: Logger): Promise<AssertionKeySet> {
+  /**
+   * The set from `source`; throws, naming the setting, when it is unreadable or not a valid set.
+   * `alsoTrusted`: keys trusted whatever the source holds (a gateway's own public key).
+   */
+  static async open(source: AssertionKeySource, logger?: Logger, alsoTrusted: JWK[] = []): Promise<AssertionKeySet> {
     const origin = AssertionKeySet.originOf(source);
     let signature: string | undefined;
     let value: unknown;
@@ -88,7 +111,7 @@ export class AssertionKeySet {
     } else {
       value = source.jwks;
     }
-    const set = new AssertionKeySet(source, AssertionKeySet.load(await trustedKeySetOf(value, origin)), logger);
+    const set = new AssertionKeySet(source, await AssertionKeySet.load(await trustedKeySetOf(value, origin), alsoTrusted), logger, alsoTrusted);
     if ('file' in source) {
       set.fileSignature = signature;
       set.timer = setInterval(() => void set.refresh(), ASSERTION_KEY_FILE_CHECK_MS);
@@ -101,8 +124,13 @@ export class AssertionKeySet {
     return 'file' in source ? `${source.file}${source.setting ? ` (${source.setting})` : ''}` : (source.setting ?? 'the trusted key set');
   }
 
-  private static load(set: { jwks: JSONWebKeySet; kids: string[] }): Loaded {
-    return { kids: set.kids, getKey: createLocalJWKSet(set.jwks) };
+  private static async load(set: { jwks: JSONWebKeySet; kids: string[] }, alsoTrusted: JWK[]): Promise<Loaded> {
+    const keys = [...set.jwks.keys];
+    for (const jwk of alsoTrusted) {
+      const kid = await assertionKeyId(jwk);
+      if (!set.kids.includes(kid)) keys.push({ ...jwk, kid });
+    }
+    return { kids: keys.map((jwk) => jwk.kid!), getKey: createLocalJWKSet({ keys }) };
   }
 
   /** The ids of the keys trusted now. */
@@ -139,10 +167,11 @@ export class AssertionKeySet {
     try {
       const next = await trustedKeySetOf(JSON.parse(readFileSync(file, 'utf8')), AssertionKeySet.originOf(this.source));
       const before = this.loaded.kids;
-      this.loaded = AssertionKeySet.load(next);
+      this.loaded = await AssertionKeySet.load(next, this.alsoTrusted);
       this.fileSignature = signature;
       this.generation++;
-      this.logger?.info({ file, kids: next.kids, added: next.kids.filter((k) => !before.includes(k)), removed: before.filter((k) => !next.kids.includes(k)) }, 'assertion key set re-read');
+      const now = this.loaded.kids;
+      this.logger?.info({ file, kids: now, added: now.filter((k) => !before.includes(k)), removed: before.filter((k) => !now.includes(k)) }, 'assertion key set re-read');
       return true;
     } catch (error) {
       // A half-written file reads as invalid; the next look (a second later) tries again.

@@ -53,11 +53,11 @@ interface LiveGateway {
 }
 
 /** A gateway in front of the one Minds service, signing with `pair` given as ASSERTION_PRIVATE_KEY. */
-async function startGatewayWith(pair: AssertionKeyPair, log?: Record<string, unknown>[]): Promise<LiveGateway> {
+async function startGatewayWith(pair: AssertionKeyPair, log?: Record<string, unknown>[], env: Record<string, string> = {}): Promise<LiveGateway> {
   const stack = await startStack({
     topology: 'processes',
     minds: false,
-    gatewayEnv: { MINDS_URL: mindsUrl, ASSERTION_PRIVATE_KEY: JSON.stringify(pair.privateJwk) },
+    gatewayEnv: { MINDS_URL: mindsUrl, ASSERTION_PRIVATE_KEY: JSON.stringify(pair.privateJwk), ...env },
     ...(log ? { loggers: { gateway: capturedLogger(log) } } : {}),
   });
   stacks.add(stack);
@@ -111,6 +111,7 @@ afterAll(async () => {
 
 let old: AssertionKeyPair;
 let next: AssertionKeyPair;
+const principal = { credentialId: 'cred_x', kind: 'bridge_session' as const, principal: 'usr_x', org: 'org_x', project: 'prj_x', workspace: null, sandbox: 'sbx_x', scopes: [], originalSession: true, agentId: null };
 
 it('a rotation (trust the new key, restart each gateway with it, drop the old key) refuses no call made through the gateways meanwhile', async () => {
   const [oldKid, nextKid] = [(await signingKeyOf(old)).kid, (await signingKeyOf(next)).kid];
@@ -165,7 +166,6 @@ it('a rotation (trust the new key, restart each gateway with it, drop the old ke
   expect(calls).toBeGreaterThan(100);
   expect(Object.fromEntries(statuses)).toEqual({ 200: calls });
   // The service really dropped the old key: an assertion signed with it is refused.
-  const principal = { credentialId: 'cred_x', kind: 'bridge_session' as const, principal: 'usr_x', org: 'org_x', project: 'prj_x', workspace: null, sandbox: 'sbx_x', scopes: [], originalSession: true, agentId: null };
   const stale = await signAssertion((await signingKeyOf(old)).key, principal, { audience: 'minds', requestId: 'req_stale', kid: oldKid });
   expect((await fetch(mindsUrl + listMinds, { headers: { [ASSERTION_HEADER]: stale } })).status).toBe(401);
 });
@@ -195,4 +195,24 @@ it('a gateway whose signing key the service does not trust logs it at start, rep
   const healed = await (await fetch(left.stack.url + operationPath('gateway_getStatus'))).json();
   expect(healed.services.find((s: { service: string }) => s.service === 'minds')).toEqual(expect.objectContaining({ state: 'up', http_status: 200 }));
   expect(healed.services.find((s: { service: string }) => s.service === 'minds')).not.toHaveProperty('reason');
+});
+
+it('while the gateways sign with different keys, a gateway\'s internal agent lookup accepts assertions signed with any key of ASSERTION_PUBLIC_KEYS_FILE', async () => {
+  // The Minds service may ask any gateway about an agent, with the assertion another gateway signed.
+  trust([old.publicJwk, next.publicJwk]);
+  const stranger = await generateAssertionKeys();
+  const lookupWith = async (gateway: LiveGateway, pair: AssertionKeyPair) => {
+    const agent = await gateway.stack.createAgent();
+    const { organization_id } = (await (await fetch(`${gateway.stack.adminUrl}/admin/defaults`, { headers: { authorization: `Bearer ${gateway.stack.gateway.adminToken}` } })).json()) as { organization_id: string };
+    const assertion = await signAssertion((await signingKeyOf(pair)).key, { ...principal, org: organization_id }, { audience: 'minds', requestId: 'req_lookup', kid: (await signingKeyOf(pair)).kid });
+    return (await fetch(`${gateway.stack.adminUrl}/internal/iam/agents/${agent.id}`, { headers: { [ASSERTION_HEADER]: assertion } })).status;
+  };
+  const sharing = await startGatewayWith(old, undefined, { ASSERTION_PUBLIC_KEYS_FILE: keyFile });
+  expect(await lookupWith(sharing, old)).toBe(200);
+  expect(await lookupWith(sharing, next)).toBe(200);
+  expect(await lookupWith(sharing, stranger)).toBe(401);
+  // Without the setting it trusts its own key only.
+  const alone = await startGatewayWith(old);
+  expect(await lookupWith(alone, old)).toBe(200);
+  expect(await lookupWith(alone, next)).toBe(401);
 });
