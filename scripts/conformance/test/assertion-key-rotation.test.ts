@@ -15,7 +15,7 @@ import { Writable } from 'node:stream';
 import type { JWK } from 'jose';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { operationPath } from '@gateway-minds/contract';
+import { operationPath, type Schemas } from '@gateway-minds/contract';
 import { configFromEnv, createMindsService, type MindsService } from '@gateway-minds/minds';
 import {
   ASSERTION_HEADER,
@@ -77,6 +77,10 @@ function capturedLogger(lines: Record<string, unknown>[]) {
 async function stopGateway(gateway: LiveGateway): Promise<void> {
   stacks.delete(gateway.stack);
   await gateway.stack.close();
+}
+
+async function statusOf(gateway: LiveGateway): Promise<Schemas['GatewayStatus']> {
+  return (await (await fetch(gateway.stack.url + operationPath('gateway_getStatus'))).json()) as Schemas['GatewayStatus'];
 }
 
 async function trustedKids(): Promise<string[]> {
@@ -180,10 +184,10 @@ it('a gateway whose signing key the service does not trust logs it at start, rep
 
   const forwarded = await fetch(left.stack.url + listMinds, { headers: { authorization: `Bearer ${left.token}` } });
   expect(forwarded.status).toBe(503);
-  expect((await forwarded.json()).error).toMatchObject({ code: 'FLOCKS_SIGNING_KEY_MISSING', reason: 'signing_key_untrusted' });
+  expect(((await forwarded.json()) as Schemas['ErrorEnvelope']).error).toMatchObject({ code: 'FLOCKS_SIGNING_KEY_MISSING', reason: 'signing_key_untrusted' });
 
-  const status = await (await fetch(left.stack.url + operationPath('gateway_getStatus'))).json();
-  expect(status.services.find((s: { service: string }) => s.service === 'minds')).toMatchObject({ state: 'degraded', http_status: 503, reason: 'signing_key_untrusted' });
+  const status = await statusOf(left);
+  expect(status.services.find((s) => s.service === 'minds')).toMatchObject({ state: 'degraded', http_status: 503, reason: 'signing_key_untrusted' });
   const said = log.filter((line) => line.level === 50 && String(line.msg).includes('does not trust'));
   expect(said).toHaveLength(1);
   expect(said[0]).toMatchObject({ service: 'minds', kid: oldKid });
@@ -192,9 +196,9 @@ it('a gateway whose signing key the service does not trust logs it at start, rep
   trust([old.publicJwk, next.publicJwk]);
   await until(async () => (await fetch(left.stack.url + listMinds, { headers: { authorization: `Bearer ${left.token}` } })).status === 200);
   left.stack.gateway.probe.invalidate();
-  const healed = await (await fetch(left.stack.url + operationPath('gateway_getStatus'))).json();
-  expect(healed.services.find((s: { service: string }) => s.service === 'minds')).toEqual(expect.objectContaining({ state: 'up', http_status: 200 }));
-  expect(healed.services.find((s: { service: string }) => s.service === 'minds')).not.toHaveProperty('reason');
+  const healed = (await statusOf(left)).services.find((s) => s.service === 'minds');
+  expect(healed).toMatchObject({ state: 'up', http_status: 200 });
+  expect(healed).not.toHaveProperty('reason');
 });
 
 it('while the gateways sign with different keys, a gateway\'s internal agent lookup accepts assertions signed with any key of ASSERTION_PUBLIC_KEYS_FILE', async () => {
