@@ -77,8 +77,12 @@ export async function readAssertionSigningKey(source: { jwk?: string; file?: str
   } else {
     const { existsSync, readFileSync } = await import('node:fs');
     if (!source.file || !existsSync(source.file)) return null;
-    origin = source.file;
-    jwk = JSON.parse(readFileSync(source.file, 'utf8')) as JWK;
+    origin = `${source.file} (ASSERTION_PRIVATE_KEY_FILE)`;
+    try {
+      jwk = JSON.parse(readFileSync(source.file, 'utf8')) as JWK;
+    } catch (error) {
+      throw new Error(`${origin} is not a JWK: ${(error as Error).message}`);
+    }
   }
   if (jwk?.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.d !== 'string' || typeof jwk.x !== 'string') {
     throw new Error(`${origin}: the assertion signing key must be a private Ed25519 JWK (kty OKP, crv Ed25519, x and d)`);
