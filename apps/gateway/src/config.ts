@@ -1,6 +1,7 @@
 /** Gateway settings, read once from the environment. */
 import { join, resolve } from 'node:path';
 import type { Connector } from '@gateway-minds/service-kit';
+import { assertionKeySourceFromEnv, type AssertionKeySource } from '@gateway-minds/service-kit/assertion-key-set';
 import { publicBaseUrlOf } from '@gateway-minds/service-kit/public-urls';
 import { allowedOriginsSetting } from './cors.js';
 
@@ -45,6 +46,14 @@ export interface GatewayConfig {
   upstreams: UpstreamConfig[];
   /** The assertion signing key (private JWK); missing means nothing is forwarded (FLOCKS_SIGNING_KEY_MISSING). */
   assertionPrivateKeyFile: string;
+  /** ASSERTION_PRIVATE_KEY: the private JWK's JSON itself, instead of the file (a secret store's setting). */
+  assertionPrivateKey: string | undefined;
+  /**
+   * ASSERTION_PUBLIC_KEYS or ASSERTION_PUBLIC_KEYS_FILE, as the services read them: the internal agent
+   * lookup accepts assertions signed by these as well as by this gateway's own key, so that a
+   * service may ask any gateway while the gateways' keys differ during a rotation.
+   */
+  assertionPublicKeys: AssertionKeySource | undefined;
   /**
    * RATE_LIMIT_STORE names the store shared by the gateways of a deployment, for rate limits and
    * for DPoP (used proofs and the nonce secret): `memory` (this gateway alone), `redis` (REDIS_URL)
@@ -134,6 +143,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       },
     ],
     assertionPrivateKeyFile: env.ASSERTION_PRIVATE_KEY_FILE ?? join(dataDir, 'keys/assertion.private.jwk.json'),
+    assertionPrivateKey: assertionPrivateKeySetting(env),
+    assertionPublicKeys: assertionKeySourceFromEnv(env),
     rateLimit: {
       points: integer(env.RATE_LIMIT_POINTS, 1200),
       durationSeconds: integer(env.RATE_LIMIT_WINDOW_SECONDS, 60),
@@ -158,4 +169,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     adminTokenFile: env.ADMIN_TOKEN_FILE ?? join(dataDir, 'admin-token'),
     corsAllowedOrigins: allowedOriginsSetting(env),
   };
+}
+
+/** The signing key is given one way: the JWK itself or a file holding it. */
+function assertionPrivateKeySetting(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.ASSERTION_PRIVATE_KEY && env.ASSERTION_PRIVATE_KEY_FILE) throw new Error('set ASSERTION_PRIVATE_KEY or ASSERTION_PRIVATE_KEY_FILE, not both');
+  return env.ASSERTION_PRIVATE_KEY || undefined;
 }

@@ -11,11 +11,12 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { importJWK, type CryptoKey, type JWK } from 'jose';
+import { importJWK, type CryptoKey } from 'jose';
 import { operationTable, type OperationFacts } from '@gateway-minds/contract';
 import { docsSiteDir, setSiteHeaders } from '@gateway-minds/docs';
 import { openDatabase, type Database } from '@gateway-minds/db';
 import {
+  AssertionKeySet,
   ServiceError,
   BODY_LIMIT_BYTES,
   createLogger,
@@ -26,7 +27,7 @@ import {
   docsBaseUrlOf,
   HEALTH_PATH,
   rawBodyReader,
-  readAssertionKey,
+  readAssertionSigningKey,
   refused,
   requestContext,
   shapeError,
@@ -45,6 +46,7 @@ import { CredentialStore } from './iam/credentials.js';
 import { forward } from './routing/forward.js';
 import { gatewayPreflight } from './routing/preflight.js';
 import { AdmissionProbe } from './routing/admission-probe.js';
+import { SigningKeyTrust } from './routing/signing-key-trust.js';
 import { StatusProbe } from './routing/status-probe.js';
 import { UpstreamRegistry } from './routing/upstreams.js';
 import { gatewayHandlers, usageReadGuard } from './routes/gateway-routes.js';
@@ -75,12 +77,6 @@ function readOrCreateAdminToken(file: string): string {
   return token;
 }
 
-async function publicKeyOf(privateKeyFile: string): Promise<CryptoKey | null> {
-  if (!existsSync(privateKeyFile)) return null;
-  const { d: _secret, ...publicJwk } = JSON.parse(readFileSync(privateKeyFile, 'utf8')) as JWK;
-  return (await importJWK(publicJwk, 'EdDSA')) as CryptoKey;
-}
-
 export async function startGateway(config: GatewayConfig, logger: Logger = createLogger('gateway')): Promise<Gateway> {
   const db = await openDatabase({
     url: config.databaseUrl,
@@ -92,10 +88,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const first = await store.seedFirstOrganization('Development');
   if (first.seeded) logger.info({ organizationId: first.organizationId, projectId: first.projectId }, 'seeded a development organization and project');
 
-  const signingKey = await readAssertionKey(config.assertionPrivateKeyFile);
+  const signingKey = await readAssertionSigningKey({ jwk: config.assertionPrivateKey, file: config.assertionPrivateKeyFile });
   if (!signingKey) logger.warn({ file: config.assertionPrivateKeyFile }, 'no assertion signing key: nothing will be forwarded');
+  else logger.info({ kid: signingKey.kid }, 'signing assertions');
   const assertionFor = signingKey ? createAssertionSigner(signingKey) : undefined;
   const registry = new UpstreamRegistry(config.upstreams);
+  const keyTrust = signingKey ? new SigningKeyTrust(registry, signingKey.kid, logger) : undefined;
   const usage = new UsageRecorder(db);
 
   // Rate limits and DPoP state live in the store the deployment's gateways share (stores.ts); the
@@ -104,7 +102,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   if (!(await stores.waitUntilReady(config.stores.startupWaitMs))) {
     logger.warn({ waitedMs: config.stores.startupWaitMs }, `listening although a shared store does not answer: ${HEALTH_PATH} reports not ready`);
   }
-  const probe = new StatusProbe(registry, ['iam'], () => stores.probe());
+  const probe = new StatusProbe(registry, ['iam'], () => stores.probe(), keyTrust ?? 'missing');
   const limiter = await createRateLimiter({ ...config.rateLimit, ...stores.limiter });
   // Credential verification needs no credential, so it is limited per client address instead (DECISIONS.md "Rate limits").
   const verifyLimiter = await createRateLimiter({ ...config.rateLimit, ...config.verifyRateLimit, ...stores.limiter, keyPrefix: 'gateway-verify' });
@@ -170,7 +168,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
       if (!upstream.enabled) {
         throw new ServiceError('SERVICE_DISABLED', `The ${upstream.name} service is registered but not enabled.`, { retryAfterSeconds: upstream.disabledRetryAfterSeconds });
       }
-      if (!assertionFor) throw new ServiceError('FLOCKS_SIGNING_KEY_MISSING', 'The service is routed without its verification key; nothing was forwarded.');
+      if (!assertionFor) throw new ServiceError('FLOCKS_SIGNING_KEY_MISSING', 'The service is routed without its verification key; nothing was forwarded.', { reason: 'signing_key_missing' });
+      if (await keyTrust!.refuses(upstream)) {
+        throw new ServiceError('FLOCKS_SIGNING_KEY_MISSING', `The ${upstream.name} service does not trust this gateway's assertion signing key; nothing was forwarded.`, { reason: 'signing_key_untrusted' });
+      }
       const shape = shapeError(req, operation);
       if (shape) throw shape;
       if (operation.hasRequestBody) await new Promise<void>((resolve, reject) => readRawBody(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
@@ -234,10 +235,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const root = withCors(withSideRoutes(app, { '/docs': docs, [HEALTH_PATH]: stores.health }), config.corsAllowedOrigins);
 
   const adminToken = readOrCreateAdminToken(config.adminTokenFile);
+  const lookupKeys = config.assertionPublicKeys ? await AssertionKeySet.open(config.assertionPublicKeys, logger, signingKey ? [signingKey.publicJwk] : []) : undefined;
   const adminApp = createAdminApp({
     store,
     adminToken,
-    assertionPublicKey: await publicKeyOf(config.assertionPrivateKeyFile),
+    assertionPublicKey: lookupKeys ?? (signingKey ? ((await importJWK(signingKey.publicJwk, 'EdDSA')) as CryptoKey) : null),
     audiences: registry.all().map((u) => u.name),
   });
 
@@ -258,6 +260,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const urlFile = adminUrlFile(config.adminTokenFile);
   writeFileSync(urlFile, `${adminUrl}\n`, { mode: 0o600 });
   logger.info({ url, adminUrl }, 'gateway listening');
+  void keyTrust?.checkAll();
 
   return {
     url,
@@ -277,6 +280,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
       if (existsSync(urlFile) && readFileSync(urlFile, 'utf8').trim() === adminUrl) rmSync(urlFile, { force: true });
       await usage.close();
       await registry.close();
+      lookupKeys?.close();
       await stores.close();
       await db.close();
     },

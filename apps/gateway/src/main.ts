@@ -5,7 +5,8 @@ import { startGateway } from './gateway.js';
 
 const config = loadConfig();
 const logger = createLogger('gateway');
-if (!process.env.ASSERTION_PRIVATE_KEY_FILE) await ensureAssertionKeys(assertionKeyFiles(config.dataDir));
+// A key the deployer gives is used as given; only the development default is made here.
+if (!process.env.ASSERTION_PRIVATE_KEY_FILE && !config.assertionPrivateKey) await ensureAssertionKeys(assertionKeyFiles(config.dataDir));
 const gateway = await startGateway(config, logger);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

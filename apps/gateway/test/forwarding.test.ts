@@ -197,13 +197,16 @@ describe('relay failures', () => {
     }
   }, 60_000);
 
-  it('no signing key → 503 FLOCKS_SIGNING_KEY_MISSING and nothing forwarded', async () => {
+  // spec/DECISIONS.md, "Assertion keys and their rotation": the service answers its probe, but could not be used.
+  it('no signing key → 503 FLOCKS_SIGNING_KEY_MISSING (signing_key_missing), nothing forwarded, and the service degraded in /v1/status', async () => {
     const keyless = await startHarness({ upstream, withKeys: false });
     try {
       const { token } = await keyless.issue('bridge_session');
       const response = await send(keyless.gateway.url, 'GET', `/v1/minds/services/${mindId}`, { headers: bearer(token) });
-      expect({ status: response.status, code: response.body.error.code }).toEqual({ status: 503, code: 'FLOCKS_SIGNING_KEY_MISSING' });
+      expect({ status: response.status, code: response.body.error.code, reason: response.body.error.reason }).toEqual({ status: 503, code: 'FLOCKS_SIGNING_KEY_MISSING', reason: 'signing_key_missing' });
       expect(upstream.calls).toEqual([]);
+      const status = await send(keyless.gateway.url, 'GET', '/v1/status');
+      expect(status.body.services.find((s: { service: string }) => s.service === 'minds')).toMatchObject({ state: 'degraded', http_status: 503, reason: 'signing_key_missing' });
     } finally {
       await keyless.close();
     }

@@ -17,9 +17,8 @@
  * same whether the gateway or this service refuses.
  */
 import type { RequestHandler, Response } from 'express';
-import type { CryptoKey } from 'jose';
 import { credentialSchemes, type ErrorCode, type OperationFacts } from '@gateway-minds/contract';
-import { ServiceError, requestContext, requireGatewayAssertion, type VerifiedPrincipal } from '@gateway-minds/service-kit';
+import { ServiceError, requestContext, requireGatewayAssertion, type AssertionVerificationKey, type VerifiedPrincipal } from '@gateway-minds/service-kit';
 
 export const SERVICE_AUDIENCE = 'minds';
 
@@ -80,8 +79,8 @@ export function checkPrincipal(operation: OperationFacts, principal: VerifiedPri
 }
 
 /** requireGatewayAssertion, then checkPrincipal for the matched operation. */
-export function authenticate(publicKey: CryptoKey, admissions: Record<string, boolean>): RequestHandler {
-  const verify = requireGatewayAssertion(publicKey, SERVICE_AUDIENCE);
+export function authenticate(verificationKey: AssertionVerificationKey, admissions: Record<string, boolean>): RequestHandler {
+  const verify = requireGatewayAssertion(verificationKey, SERVICE_AUDIENCE);
   return (req, res, next) => {
     void verify(req, res, (error?: unknown) => {
       if (error) return next(error);

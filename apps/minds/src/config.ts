@@ -9,7 +9,10 @@
  *   DATABASE_PAGE_COST          0.1 (the planner's price of reading a page, MINDS_PAGE_COST in
  *                               service.ts); 'server' keeps the database server's own
  *   VALIDATE_RESPONSES          on unless NODE_ENV=production (as the gateway)
- *   ASSERTION_PUBLIC_KEY_FILE   DATA_DIR/keys/assertion.public.jwk.json (the gateway's public JWK)
+ *   ASSERTION_PUBLIC_KEYS       the gateway public keys it trusts: a JWK Set, {"keys": [...]}, as JSON
+ *   ASSERTION_PUBLIC_KEYS_FILE  the same in a file, re-read when it changes (a rotation needs no restart)
+ *   ASSERTION_PUBLIC_KEY_FILE   DATA_DIR/keys/assertion.public.jwk.json: one public JWK, read (and
+ *                               re-read) only when neither of the above is set (what npm start makes)
  *   IAM_INTERNAL_URL            http://127.0.0.1:8081 (agent lookups; comma-separated for several
  *                               gateways, agents.ts)
  *   DOCS_BASE_URL               the gateway's site: <PUBLIC_BASE_URL or http://127.0.0.1:8080>/docs
@@ -20,9 +23,8 @@
  *   MINDS_HOST_STOP_MS          800
  *   LOG_LEVEL                   info
  */
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { JWK } from 'jose';
+import { assertionKeySourceFromEnv, type AssertionKeySource } from '@gateway-minds/service-kit/assertion-key-set';
 import { isPageCost } from '@gateway-minds/db';
 import { docsBaseUrlOf } from '@gateway-minds/service-kit/public-urls';
 import type { MindsServiceConfig } from './service.js';
@@ -67,13 +69,10 @@ export interface ListenConfig {
 
 export function configFromEnv(env: Env = process.env): { listen: ListenConfig; service: MindsServiceConfig } {
   const dataDir = resolve(env.DATA_DIR || './data');
-  const keyFile = env.ASSERTION_PUBLIC_KEY_FILE || join(dataDir, 'keys', 'assertion.public.jwk.json');
-  let assertionPublicKey: JWK;
-  try {
-    assertionPublicKey = JSON.parse(readFileSync(keyFile, 'utf8')) as JWK;
-  } catch (error) {
-    throw new Error(`cannot read the gateway's assertion public key from ${keyFile} (set ASSERTION_PUBLIC_KEY_FILE): ${(error as Error).message}`);
-  }
+  const assertionKeys: AssertionKeySource = assertionKeySourceFromEnv(env) ?? {
+    file: env.ASSERTION_PUBLIC_KEY_FILE || join(dataDir, 'keys', 'assertion.public.jwk.json'),
+    setting: 'ASSERTION_PUBLIC_KEY_FILE',
+  };
   return {
     listen: { port: integer(env, 'PORT', 8090), host: env.HOST || '127.0.0.1' },
     service: {
@@ -82,7 +81,7 @@ export function configFromEnv(env: Env = process.env): { listen: ListenConfig; s
       databasePageCost: pageCost(env),
       validateResponses: env.VALIDATE_RESPONSES ? flag(env.VALIDATE_RESPONSES) : env.NODE_ENV !== 'production',
       dataDir: join(dataDir, 'minds'),
-      assertionPublicKey,
+      assertionKeys,
       iamInternalUrls: urlList(env, 'IAM_INTERNAL_URL', 'http://127.0.0.1:8081'),
       // Not this service's own HOST/PORT: the docs are the gateway's, and so is PUBLIC_BASE_URL.
       docsBaseUrl: docsBaseUrlOf({ DOCS_BASE_URL: env.DOCS_BASE_URL, PUBLIC_BASE_URL: env.PUBLIC_BASE_URL }),
@@ -92,3 +91,4 @@ export function configFromEnv(env: Env = process.env): { listen: ListenConfig; s
     },
   };
 }
+

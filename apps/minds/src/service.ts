@@ -10,10 +10,27 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type Request, type Response } from 'express';
-import type { JWK } from 'jose';
 import type { ServiceOperationId } from '@gateway-minds/contract';
 import { openDatabase, type Database } from '@gateway-minds/db';
-import { ADMITTED_OPERATIONS_PATH, ServiceError, createContractServer, refused, createLogger, createServiceApp, HEALTH_PATH, importAssertionKey, InProcessUpstream, withSideRoutes, type AdmittedOperations, type HandlerTable, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
+import {
+  ADMITTED_OPERATIONS_PATH,
+  ASSERTION_KEY_IDS_PATH,
+  AssertionKeySet,
+  ServiceError,
+  createContractServer,
+  refused,
+  createLogger,
+  createServiceApp,
+  HEALTH_PATH,
+  InProcessUpstream,
+  withSideRoutes,
+  type AdmittedOperations,
+  type AssertionKeyIds,
+  type AssertionKeySource,
+  type HandlerTable,
+  type Logger,
+  type OperationHandler,
+} from '@gateway-minds/service-kit';
 import { HttpAgentDirectory, type AgentDirectory } from './agents.js';
 import { authenticate, humanCaller } from './auth.js';
 import { MindsController } from './controller/controller.js';
@@ -38,8 +55,8 @@ export interface MindsServiceConfig {
   schema?: string;
   /** The planner's price of reading a page (OpenDatabaseOptions.pageCost), default MINDS_PAGE_COST; 'server' keeps the server's own. */
   databasePageCost?: number | 'server';
-  /** The gateway's assertion verification key (public JWK). */
-  assertionPublicKey: JWK;
+  /** The gateway public keys whose assertions it accepts (AssertionKeySet: a set, or a file re-read when it changes). */
+  assertionKeys: AssertionKeySource;
   /** Base URLs of the gateways' internal IAM, their admin listeners (agent lookups; agents.ts). */
   iamInternalUrls: string[];
   docsBaseUrl: string;
@@ -92,7 +109,7 @@ export const defaultMindBaseUrl = (mindId: string) => `https://${mindId}.minds.l
 
 export async function createMindsService(config: MindsServiceConfig): Promise<MindsService> {
   const logger = config.logger ?? createLogger('minds');
-  const publicKey = await importAssertionKey(config.assertionPublicKey);
+  const assertionKeys = await AssertionKeySet.open(config.assertionKeys, logger);
   const pageCost = config.databasePageCost ?? MINDS_PAGE_COST;
   const db = await openDatabase({
     url: config.databaseUrl,
@@ -150,7 +167,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     validateResponses: config.validateResponses ?? process.env.NODE_ENV !== 'production',
     docsBaseUrl: config.docsBaseUrl,
     logger,
-    authenticate: authenticate(publicKey, admissions),
+    authenticate: authenticate(assertionKeys, admissions),
     trustRequestIdHeader: true,
     mapError: mapMindsError,
   });
@@ -173,8 +190,13 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
   app.get(ADMITTED_OPERATIONS_PATH, (_req, res) => {
     res.json(admitted);
   });
+  // Looks at a key file first, so the gateway sees a key added a moment ago.
+  app.get(ASSERTION_KEY_IDS_PATH, async (_req, res) => {
+    await assertionKeys.refresh();
+    res.json({ kids: assertionKeys.kids() } satisfies AssertionKeyIds);
+  });
   app.use(serviceApp);
-  const listener = withSideRoutes(serviceApp, { [HEALTH_PATH]: app, [ADMITTED_OPERATIONS_PATH]: app });
+  const listener = withSideRoutes(serviceApp, { [HEALTH_PATH]: app, [ADMITTED_OPERATIONS_PATH]: app, [ASSERTION_KEY_IDS_PATH]: app });
 
   const controller = new MindsController(db, host, {
     tickMs: config.controller?.tickMs ?? 250,
@@ -207,6 +229,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
       if (closed) return;
       closed = true;
       await controller.stop();
+      assertionKeys.close();
       inProcess?.close();
       if (server) {
         const listening = server;

@@ -47,4 +47,15 @@ describe('configFromEnv', () => {
     expect(docsOf({ PUBLIC_BASE_URL: 'https://api.example.com/' })).toBe('https://api.example.com/docs');
     expect(docsOf({ PUBLIC_BASE_URL: 'https://api.example.com', DOCS_BASE_URL: 'https://docs.example.com/v1/' })).toBe('https://docs.example.com/v1');
   });
+
+  // spec/DECISIONS.md, "Assertion keys and their rotation": a key set, or the older single-key file.
+  it('trusts the key set of ASSERTION_PUBLIC_KEYS or ASSERTION_PUBLIC_KEYS_FILE, else the one key of ASSERTION_PUBLIC_KEY_FILE; not both sets', () => {
+    const jwks = { keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'AAAA' }] };
+    expect(configFromEnv({ DATA_DIR: dataDir }).service.assertionKeys).toEqual({ file: join(dataDir, 'keys', 'assertion.public.jwk.json'), setting: 'ASSERTION_PUBLIC_KEY_FILE' });
+    expect(configFromEnv({ DATA_DIR: dataDir, ASSERTION_PUBLIC_KEYS: JSON.stringify(jwks) }).service.assertionKeys).toEqual({ jwks, setting: 'ASSERTION_PUBLIC_KEYS' });
+    // The single-key file is the fallback only: a set named beside it wins.
+    expect(configFromEnv({ DATA_DIR: dataDir, ASSERTION_PUBLIC_KEYS_FILE: '/etc/keys.json', ASSERTION_PUBLIC_KEY_FILE: '/old.json' }).service.assertionKeys).toEqual({ file: '/etc/keys.json', setting: 'ASSERTION_PUBLIC_KEYS_FILE' });
+    expect(() => configFromEnv({ DATA_DIR: dataDir, ASSERTION_PUBLIC_KEYS: JSON.stringify(jwks), ASSERTION_PUBLIC_KEYS_FILE: '/etc/keys.json' })).toThrow(/not both/);
+    expect(() => configFromEnv({ DATA_DIR: dataDir, ASSERTION_PUBLIC_KEYS: '{"keys": [' })).toThrow(/ASSERTION_PUBLIC_KEYS is not JSON/);
+  });
 });

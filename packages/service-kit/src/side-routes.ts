@@ -22,6 +22,20 @@ export interface AdmittedOperations {
 }
 
 /**
+ * Where a service says, outside the contract, which gateway signing keys it trusts now: the
+ * `kid`s of its assertion key set, `{"kids": ["..."]}`. The gateway compares its own signing key's
+ * id, so that a gateway whose assertions a service would refuse says so in GET /v1/status and
+ * answers FLOCKS_SIGNING_KEY_MISSING instead of relaying the service's 401 (spec/DECISIONS.md,
+ * "Assertion keys and their rotation").
+ */
+export const ASSERTION_KEY_IDS_PATH = '/assertion-key-ids';
+
+/** The body a service answers at ASSERTION_KEY_IDS_PATH. */
+export interface AssertionKeyIds {
+  kids: string[];
+}
+
+/**
  * The HTTP listener of a service: requests under a side prefix outside the contract (the
  * gateway's /docs site, a service's /healthz) go to that prefix's handler, everything else
  * straight to the contract app. Mounting the contract app inside an outer Express app instead

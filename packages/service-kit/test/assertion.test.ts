@@ -34,7 +34,7 @@ describe('assertion signer', () => {
   it('reuses an assertion per principal and audience, and signs anew for another', async () => {
     const { createAssertionSigner } = await import('../src/assertion.js');
     const keys = await generateAssertionKeys();
-    const sign = createAssertionSigner(await importAssertionKey(keys.privateJwk));
+    const sign = createAssertionSigner({ key: await importAssertionKey(keys.privateJwk), kid: 'k1' });
     const first = await sign(principal, 'minds', 'req_1');
     expect(await sign(principal, 'minds', 'req_2')).toBe(first);
     expect(await sign({ ...principal, org: 'org_2' }, 'minds', 'req_3')).not.toBe(first);

@@ -7,17 +7,16 @@
  */
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { timingSafeEqual } from 'node:crypto';
-import type { CryptoKey } from 'jose';
 import { credentialSchemes } from '@gateway-minds/contract';
-import { ASSERTION_HEADER, verifyAssertion, type CredentialKind } from '@gateway-minds/service-kit';
+import { ASSERTION_HEADER, verifyAssertion, type AssertionVerificationKey, type CredentialKind } from '@gateway-minds/service-kit';
 import type { CredentialStore } from '../iam/credentials.js';
 import { defaultScopes, isJwkThumbprint, JWK_THUMBPRINT_RULE, knownScopes, unknownScopes } from './admin-rules.js';
 
 export interface AdminDeps {
   store: CredentialStore;
   adminToken: string;
-  /** Verifies assertions on the internal agent lookup; null when the gateway has no key. */
-  assertionPublicKey: CryptoKey | null;
+  /** Verifies assertions on the internal agent lookup (a key, or a trusted key set); null when the gateway has none. */
+  assertionPublicKey: AssertionVerificationKey | null;
   /** Services whose assertions the lookup accepts. */
   audiences: string[];
 }

@@ -6,6 +6,7 @@
 import { openapiDocument } from '@gateway-minds/contract/document';
 import type { Schemas } from '@gateway-minds/contract';
 import { HEALTH_PATH } from '@gateway-minds/service-kit/side-routes';
+import type { SigningKeyTrust } from './signing-key-trust.js';
 import { probeReplica, type Replica, type UpstreamRegistry } from './upstreams.js';
 
 type GatewayStatus = Schemas['GatewayStatus'];
@@ -21,11 +22,17 @@ export class StatusProbe {
   private cached: { status: GatewayStatus; until: number } | undefined;
   private inFlight: Promise<GatewayStatus> | undefined;
 
-  /** `builtIn` services are answered by the gateway itself and always up; `stores` probes the shared stores (stores.ts). */
+  /**
+   * `builtIn` services are answered by the gateway itself and always up; `stores` probes the shared
+   * stores (stores.ts). `signing`: whether the services trust the gateway's signing key, or
+   * 'missing' when it has none; a service that answers but would refuse its assertions is
+   * `degraded` with the reason (ServiceStatus.reason).
+   */
   constructor(
     private readonly registry: UpstreamRegistry,
     private readonly builtIn: string[],
     private readonly stores: () => Promise<StoreStatus[]> = async () => [],
+    private readonly signing?: SigningKeyTrust | 'missing',
   ) {}
 
   async status(): Promise<GatewayStatus> {
@@ -46,7 +53,12 @@ export class StatusProbe {
       if (!upstream.enabled) return { service: upstream.name, state: 'disabled', http_status: 503, latency_ms: 0 };
       const seen = await Promise.all(upstream.replicas.replicas.map((replica) => probeHealth(upstream.name, replica)));
       // The service is up while one replica answers (spec/DECISIONS.md, "Several replicas of a service").
-      return seen.sort((a, b) => stateRank[a.state] - stateRank[b.state] || a.latency_ms - b.latency_ms)[0]!;
+      const best = seen.sort((a, b) => stateRank[a.state] - stateRank[b.state] || a.latency_ms - b.latency_ms)[0]!;
+      if (best.state !== 'up') return best;
+      // 503: what forwarding answers for it (FLOCKS_SIGNING_KEY_MISSING).
+      if (this.signing === 'missing') return { ...best, state: 'degraded', http_status: 503, reason: 'signing_key_missing' };
+      if (this.signing && (await this.signing.ask(upstream)) === 'untrusted') return { ...best, state: 'degraded', http_status: 503, reason: 'signing_key_untrusted' };
+      return best;
     }))));
     const status: GatewayStatus = {
       object: 'gateway_status',

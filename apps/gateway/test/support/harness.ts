@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ADMITTED_OPERATIONS_PATH, assertionKeyFiles, ensureAssertionKeys, HEALTH_PATH, type CredentialKind, type Logger } from '@gateway-minds/service-kit';
+import { ADMITTED_OPERATIONS_PATH, ASSERTION_KEY_IDS_PATH, assertionKeyFiles, ensureAssertionKeys, HEALTH_PATH, type CredentialKind, type Logger } from '@gateway-minds/service-kit';
 import { loadConfig, startGateway, type Gateway, type GatewayConfig } from '../../src/index.js';
 
 export interface UpstreamCall {
@@ -42,6 +42,8 @@ export class UpstreamDouble {
         if (call.url === HEALTH_PATH) return void res.writeHead(this.healthStatus, { 'content-type': 'application/json' }).end(JSON.stringify({ status: this.healthStatus < 300 ? 'ok' : 'unavailable' }));
         // A service that does not say what it admits: the gateway lists its ungated operations.
         if (call.url === ADMITTED_OPERATIONS_PATH) return void res.writeHead(404).end();
+        // Nor which signing keys it trusts: the gateway forwards, and the double's answer decides.
+        if (call.url === ASSERTION_KEY_IDS_PATH) return void res.writeHead(404).end();
         this.calls.push(call);
         this.behaviour(call, res);
       });

@@ -249,7 +249,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export interface HarnessOptions extends Partial<Omit<MindsServiceConfig, 'assertionPublicKey'>> {
+export interface HarnessOptions extends Partial<Omit<MindsServiceConfig, 'assertionKeys'>> {
   driver?: DriverName;
 }
 
@@ -262,7 +262,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const target = databaseTarget(driver);
   const service = await createMindsService({
     ...target,
-    assertionPublicKey: gateway.keys.publicJwk,
+    assertionKeys: { jwks: gateway.keys.publicJwk },
     iamInternalUrls: [iam.url],
     docsBaseUrl: 'http://docs.test',
     hostProvisionMs: 60,
