@@ -16,7 +16,7 @@ import { openDatabase, type Database } from '@gateway-minds/db';
 import { ADMITTED_OPERATIONS_PATH, ServiceError, createContractServer, createLogger, createServiceApp, HEALTH_PATH, importAssertionKey, InProcessUpstream, withSideRoutes, type AdmittedOperations, type HandlerTable, type Logger, type OperationHandler } from '@gateway-minds/service-kit';
 import { HttpAgentDirectory, type AgentDirectory } from './agents.js';
 import { authenticate, humanCaller } from './auth.js';
-import { MindsController } from './controller/controller.js';
+import { MindsController, type ControllerSettings } from './controller/controller.js';
 import type { HostDriver } from './controller/host.js';
 import { SimulatedHost } from './controller/simulated-host.js';
 import type { Deps } from './deps.js';
@@ -49,7 +49,8 @@ export interface MindsServiceConfig {
   hostProvisionMs?: number;
   hostStopMs?: number;
   hostDriver?: HostDriver;
-  controller?: { enabled?: boolean; tickMs?: number; heartbeatMs?: number; leaseMs?: number };
+  /** The controller loop (ControllerSettings in controller/controller.ts; CONTROLLER_DEFAULTS where absent). */
+  controller?: { enabled?: boolean } & Partial<ControllerSettings>;
   /** Usage reports a running Mind as host_not_reporting after this much host silence. Default 60 s. */
   hostReportStaleMs?: number;
   agentDirectory?: AgentDirectory;
@@ -110,6 +111,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     region: config.region ?? DEFAULT_REGION,
     mindBaseUrl: config.mindBaseUrl ?? defaultMindBaseUrl,
     hostReportStaleMs: config.hostReportStaleMs ?? 60_000,
+    desiredStateChanged: () => controller.wake(),
   };
 
   async function getUsage(req: Request, res: Response): Promise<void> {
@@ -176,12 +178,8 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
   app.use(serviceApp);
   const listener = withSideRoutes(serviceApp, { [HEALTH_PATH]: app, [ADMITTED_OPERATIONS_PATH]: app });
 
-  const controller = new MindsController(db, host, {
-    tickMs: config.controller?.tickMs ?? 250,
-    heartbeatMs: config.controller?.heartbeatMs ?? 5000,
-    leaseMs: config.controller?.leaseMs ?? 10_000,
-    logger,
-  });
+  const { enabled: _enabled, ...controllerSettings } = config.controller ?? {};
+  const controller = new MindsController(db, host, { ...controllerSettings, logger });
   if (config.controller?.enabled !== false) controller.start();
 
   let server: Server | undefined;
