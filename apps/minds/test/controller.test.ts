@@ -4,7 +4,7 @@
  * and a replica that stops answering mid-claim has its Minds taken over when its lease runs out,
  * with one ledger interval per run. Ticks are driven by hand (`tick()`), so nothing depends on timing.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '@gateway-minds/db';
 import { createLogger } from '@gateway-minds/service-kit';
 import { CHANGED_LANE, HEARTBEAT_LANE, MindsController, type ControllerOptions } from '../src/controller/controller.js';
@@ -73,14 +73,16 @@ const replica = (h: Harness, host: HostDriver, options: Partial<ControllerOption
   new MindsController(h.service.db, host, { batchSize: 20, tickMs: 3_600_000, heartbeatMs: 3_600_000, leaseMs: 60_000, logger: createLogger('controller-test'), ...options });
 
 describe.each(drivers)('controller queue on %s', (driver) => {
-  let h: Harness | undefined;
+  let h: Harness;
+  // A harness per test: each counts on no other Mind being due. Started in the hook, whose timeout is longer.
+  beforeEach(async () => {
+    h = await startHarness({ driver, controller: { enabled: false } });
+  });
   afterEach(async () => {
     await h?.close();
-    h = undefined;
   });
 
   it('claims a new Mind in the first tick ahead of 500 overdue heartbeats, and heartbeats oldest due first, each once per heartbeat', async () => {
-    h = await startHarness({ driver, controller: { enabled: false } });
     const running = await seedOverdueRunningMinds(h.service.db, { org: 'org_queue', project: 'prj_queue' }, 500);
     const owner = human({ org: 'org_queue', project: 'prj_new' });
     const created = await createMind(h, owner, { name: 'Sandbox new' });
@@ -111,10 +113,9 @@ describe.each(drivers)('controller queue on %s', (driver) => {
     expect(await controller.tick()).toBe(20);
     expect(host.observed.sort()).toEqual(running.slice(19, 39).sort());
     expect(host.observed.some((id) => first.has(id))).toBe(false);
-  });
+  }, 120_000);
 
   it("takes over a replica's Minds when its lease runs out, applies again without harm, and records one run per Mind", async () => {
-    h = await startHarness({ driver, controller: { enabled: false } });
     const owner = human({ org: 'org_takeover', project: 'prj_takeover' });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await createMind(h, owner, { name: `Sandbox takeover ${i}` })).body.mind_id);
@@ -125,7 +126,7 @@ describe.each(drivers)('controller queue on %s', (driver) => {
     const a = replica(h, stalled);
     const aTick = a.tick();
     const leased = async () =>
-      (await h!.service.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM minds WHERE lease_owner = $1`, [a.replicaId])).rows[0]!.n;
+      (await h.service.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM minds WHERE lease_owner = $1`, [a.replicaId])).rows[0]!.n;
     while ((await leased()) < 3 || stalled.observed.length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(stalled.applied.sort()).toEqual([...ids].sort());
 
@@ -155,5 +156,5 @@ describe.each(drivers)('controller queue on %s', (driver) => {
       [`{${ids.join(',')}}`],
     );
     expect(rows.map((row) => ({ runs: row.runs, open: row.open }))).toEqual(ids.map(() => ({ runs: 1, open: 1 })));
-  });
+  }, 120_000);
 });

@@ -64,9 +64,15 @@ export const HOST_INSTANCE_MISSING = 'host_instance_missing';
 export const CHANGED_LANE = 0;
 export const HEARTBEAT_LANE = 1;
 
-interface IntervalRow {
-  started_at: Date;
-  ended_at: Date | null;
+/** A Mind as the reconcile's write reads it: the row, locked, and the start of its open ledger interval. */
+interface LockedMind extends MindRow {
+  open_interval_started_at: Date | null;
+}
+
+/** What a heartbeat's telemetry moved the Mind's telemetry mark to. */
+interface TelemetryMark {
+  through: Date;
+  cpuTotal: number;
 }
 
 /** SQL for "the Mind still needs work toward its desired generation", given its new observed values and requested generation. */
@@ -225,7 +231,11 @@ export class MindsController {
       }
     }
     await this.#db.transaction(async (tx) => {
-      const { rows } = await tx.query<MindRow>(`SELECT * FROM minds WHERE mind_id = $1 AND lease_owner = $2 FOR UPDATE`, [mind.mind_id, this.replicaId]);
+      const { rows } = await tx.query<LockedMind>(
+        `SELECT m.*, (SELECT started_at FROM mind_running_intervals i WHERE i.mind_id = m.mind_id AND i.ended_at IS NULL) AS open_interval_started_at
+           FROM minds m WHERE m.mind_id = $1 AND m.lease_owner = $2 FOR UPDATE OF m`,
+        [mind.mind_id, this.replicaId],
+      );
       const current = rows[0];
       if (!current) return; // the lease ran out and another replica took the Mind over
       await this.#record(tx, current, requested, observation);
@@ -233,7 +243,7 @@ export class MindsController {
   }
 
   /** Writes one observation: observed fields, status, ledger, telemetry; releases the lease. */
-  async #record(tx: Queryable, mind: MindRow, requested: number, observation: HostObservation | undefined): Promise<void> {
+  async #record(tx: Queryable, mind: LockedMind, requested: number, observation: HostObservation | undefined): Promise<void> {
     let observedState: ObservedState;
     let observedGeneration = mind.observed_generation;
     let observedCapacity = mind.observed_capacity;
@@ -259,9 +269,10 @@ export class MindsController {
       observedCapacity.memory_mb === capacity.memory_mb &&
       observedCapacity.volume_size_gb === capacity.volume_size_gb;
 
+    let telemetry: TelemetryMark | undefined;
     if (observation && observation.state !== 'absent') {
       await this.#recordLedger(tx, mind, observation);
-      await this.#recordTelemetry(tx, mind, observation);
+      telemetry = await this.#recordTelemetry(tx, mind, observation);
     }
 
     // Still on its way to the desired generation: observed again after a tick. Running and settled: at its heartbeat.
@@ -279,6 +290,8 @@ export class MindsController {
          error_code = $6, host_requested_generation = GREATEST(host_requested_generation, $7::bigint),
          host_reported_at = coalesce($8::timestamptz, host_reported_at),
          volume_provisioned_at = coalesce(volume_provisioned_at, $9::timestamptz),
+         telemetry_through = coalesce($13::timestamptz, telemetry_through),
+         telemetry_cpu_total = coalesce($14::double precision, telemetry_cpu_total),
          status = ${statusSql('$2::text', '$3::bigint')},
          updated_at = CASE WHEN $10::boolean THEN GREATEST(now(), updated_at) ELSE updated_at END,
          due_lane = CASE WHEN ${needsChange} THEN ${CHANGED_LANE} ELSE ${HEARTBEAT_LANE} END,
@@ -301,14 +314,15 @@ export class MindsController {
         changed,
         this.#settings.tickMs,
         this.#settings.heartbeatMs,
+        telemetry?.through.toISOString() ?? null,
+        telemetry?.cpuTotal ?? null,
       ],
     );
   }
 
   /** Opens an interval when the host confirms a run, closes it when the host confirms its end. */
-  async #recordLedger(tx: Queryable, mind: MindRow, observation: HostObservation): Promise<void> {
-    const { rows } = await tx.query<IntervalRow>(`SELECT started_at, ended_at FROM mind_running_intervals WHERE mind_id = $1 AND ended_at IS NULL`, [mind.mind_id]);
-    const open = rows[0];
+  async #recordLedger(tx: Queryable, mind: LockedMind, observation: HostObservation): Promise<void> {
+    const open = mind.open_interval_started_at === null ? undefined : { started_at: mind.open_interval_started_at };
     const close = async (at: Date) => {
       await tx.query(`UPDATE mind_running_intervals SET ended_at = $2 WHERE mind_id = $1 AND ended_at IS NULL`, [mind.mind_id, at.toISOString()]);
     };
@@ -333,7 +347,8 @@ export class MindsController {
     if (open && observation.stoppedAt && observation.stoppedAt >= open.started_at) await close(observation.stoppedAt);
   }
 
-  async #recordTelemetry(tx: Queryable, mind: MindRow, observation: HostObservation): Promise<void> {
+  /** Records a telemetry period; returns the new mark, which the Mind's own write stores. */
+  async #recordTelemetry(tx: Queryable, mind: MindRow, observation: HostObservation): Promise<TelemetryMark | undefined> {
     const through = mind.telemetry_through;
     if (through && observation.reportedAt <= through) return;
     if (observation.state === 'pending') return; // nothing runs while pending
@@ -348,11 +363,7 @@ export class MindsController {
        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
       [mind.mind_id, mind.organization_id, mind.project_id, start.toISOString(), observation.reportedAt.toISOString(), delta],
     );
-    await tx.query(`UPDATE minds SET telemetry_through = $2, telemetry_cpu_total = $3 WHERE mind_id = $1`, [
-      mind.mind_id,
-      observation.reportedAt.toISOString(),
-      observation.cpuSecondsTotal,
-    ]);
+    return { through: observation.reportedAt, cpuTotal: observation.cpuSecondsTotal };
   }
 }
 
