@@ -37,10 +37,15 @@ const provisionMs = numberEnv('BENCH_CTL_PROVISION_MS', 200);
 const settings = {
   batchSize: numberEnv('BENCH_CTL_BATCH', CONTROLLER_DEFAULTS.batchSize),
   tickMs: numberEnv('BENCH_CTL_TICK_MS', CONTROLLER_DEFAULTS.tickMs),
-  heartbeatMs: numberEnv('BENCH_CTL_HEARTBEAT_MS', CONTROLLER_DEFAULTS.heartbeatMs),
   leaseMs: numberEnv('BENCH_CTL_LEASE_MS', CONTROLLER_DEFAULTS.leaseMs),
   concurrency: numberEnv('BENCH_CTL_CONCURRENCY', CONTROLLER_DEFAULTS.concurrency),
 };
+/**
+ * Heartbeats to run at (comma-separated ms): the default, which 10,000 Minds on this machine cannot keep
+ * (2,000 observations a second), shows whether new work waits behind a heartbeat backlog; a longer one,
+ * which they can keep, shows the lag a keeping-up controller leaves.
+ */
+const heartbeats = (process.env.BENCH_CTL_HEARTBEAT_MS ?? `${CONTROLLER_DEFAULTS.heartbeatMs},60000`).split(',').map(Number);
 /** After the creation window, how long the bench waits for the last new Minds to become ready. */
 const drainSeconds = numberEnv('BENCH_CTL_DRAIN_SECONDS', 30);
 const replicas = 2;
@@ -49,6 +54,7 @@ const newOrg = 'org_bench_new';
 
 interface RunFigures {
   controller: 'before' | 'after';
+  heartbeatMs: number;
   created: number;
   ready: number;
   /** Seconds from creation to ready, minus provisioning, of the Minds that became ready. */
@@ -63,8 +69,8 @@ interface RunFigures {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The running Minds, as a controller that has been at work for a while leaves them: heartbeats spread evenly over one heartbeat. */
-async function seed(db: Database): Promise<void> {
-  const heartbeatSeconds = settings.heartbeatMs / 1000;
+async function seed(db: Database, heartbeatMs: number): Promise<void> {
+  const heartbeatSeconds = heartbeatMs / 1000;
   await db.query(
     `INSERT INTO minds (mind_id, organization_id, project_id, created_by, name, region, plan, profile_id, cpus, memory_mb, volume_size_gb,
        services, volume_id, base_url, desired_state, desired_generation, observed_state, observed_generation, host_requested_generation,
@@ -116,21 +122,21 @@ function legacyControllerModule(): string {
   return file;
 }
 
-async function run(controller: 'before' | 'after'): Promise<RunFigures> {
+async function run(controller: 'before' | 'after', heartbeatMs: number): Promise<RunFigures> {
   const schema = `bench_controller_${randomBytes(5).toString('hex')}`;
   const db = await openDatabase({ url: databaseUrl, schema, migrationsDir, pageCost: MINDS_PAGE_COST, poolSize: 4 });
   const legacyModule = controller === 'before' ? legacyControllerModule() : undefined;
   const children: ChildProcess[] = [];
   const reconciles = new Map<ChildProcess, number>();
   try {
-    console.log(`controller (${controller}): seeding ${runningCount} running Minds in ${schema}`);
-    await seed(db);
+    console.log(`controller (${controller}, heartbeat ${heartbeatMs} ms): seeding ${runningCount} running Minds in ${schema}`);
+    await seed(db, heartbeatMs);
     for (let i = 0; i < replicas; i++) {
       const child = await forkServer('servers/controller-replica.ts', {
         BENCH_CTL_DATABASE_URL: databaseUrl,
         BENCH_CTL_SCHEMA: schema,
         BENCH_CTL_PROVISION_MS: String(provisionMs),
-        BENCH_CTL_SETTINGS: JSON.stringify(settings),
+        BENCH_CTL_SETTINGS: JSON.stringify({ ...settings, heartbeatMs }),
         ...(legacyModule ? { BENCH_CTL_LEGACY_MODULE: legacyModule } : {}),
       });
       child.on('message', (message: { reconciles?: number }) => {
@@ -140,7 +146,7 @@ async function run(controller: 'before' | 'after'): Promise<RunFigures> {
     }
     const totalReconciles = () => [...reconciles.values()].reduce((a, b) => a + b, 0);
     // One heartbeat (at most 15 s) for the replicas to settle into their pace.
-    await sleep(Math.min(settings.heartbeatMs, 15_000));
+    await sleep(Math.min(heartbeatMs, 15_000));
 
     console.log(`controller (${controller}): creating ${ratePerSecond} new Minds a second for ${windowSeconds} s`);
     const loadBefore = loadavg()[0]!;
@@ -185,6 +191,7 @@ async function run(controller: 'before' | 'after'): Promise<RunFigures> {
     );
     return {
       controller,
+      heartbeatMs,
       created,
       ready: rows.length,
       readyOverProvision: rows.map((r) => r.seconds).sort((a, b) => a - b),
@@ -207,8 +214,11 @@ async function run(controller: 'before' | 'after'): Promise<RunFigures> {
   }
 }
 
-const runs: RunFigures[] = [await run('after')];
-if (process.env.BENCH_CTL_BEFORE !== '0') runs.push(await run('before'));
+const runs: RunFigures[] = [];
+for (const heartbeatMs of heartbeats) {
+  runs.push(await run('after', heartbeatMs));
+  if (process.env.BENCH_CTL_BEFORE !== '0') runs.push(await run('before', heartbeatMs));
+}
 
 const out: string[] = [];
 const say = (line = '') => {
@@ -233,24 +243,29 @@ say(
   `Measured ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, load average ${runs.map((r) => `${r.loadBefore.toFixed(1)}→${r.loadAfter.toFixed(1)}`).join(' and ')} ` +
     `during the ${runs.length > 1 ? 'runs' : 'run'} (the replicas, PostgreSQL and the bench share the machine). ` +
     `${ratePerSecond} new Minds a second for ${windowSeconds} s; simulated provisioning ${provisionMs} ms; controller settings: batch ${settings.batchSize}, ` +
-    `tick ${settings.tickMs} ms, heartbeat ${settings.heartbeatMs} ms, lease ${settings.leaseMs} ms, concurrency ${settings.concurrency} ("before" reconciles one at a time). ` +
+    `tick ${settings.tickMs} ms, lease ${settings.leaseMs} ms, concurrency ${settings.concurrency} ("before" reconciles one at a time). ` +
     `"before" is the controller that claimed the oldest \`updated_at\` first; "after" the due-time queue.`,
 );
 say();
-say('| controller | new Minds ready | creation → ready − provisioning, p50 | p99 | reconciles/s (both replicas) | heartbeat lag p50 | p99 | max |');
-say('|---|---|---|---|---|---|---|---|');
+say('| heartbeat | controller | new Minds ready | creation → ready − provisioning, p50 | p99 | reconciles/s (both replicas) | heartbeat lag p50 | p99 | max |');
+say('|---|---|---|---|---|---|---|---|---|');
 for (const r of runs) {
   const l = lag(r);
-  say(`| ${r.controller} | ${r.ready} of ${r.created} | ${waitPercentile(r, 0.5)} | ${waitPercentile(r, 0.99)} | ${Math.round(r.reconcilesPerSecond)} | ${seconds(l.p50)} | ${seconds(l.p99)} | ${seconds(l.max)} |`);
+  say(`| ${seconds(r.heartbeatMs / 1000)} | ${r.controller} | ${r.ready} of ${r.created} | ${waitPercentile(r, 0.5)} | ${waitPercentile(r, 0.99)} | ${Math.round(r.reconcilesPerSecond)} | ${seconds(l.p50)} | ${seconds(l.p99)} | ${seconds(l.max)} |`);
 }
 say();
-const after = runs[0]!;
-const p99 = after.ready === after.created ? percentile(after.readyOverProvision, 0.99) : Infinity;
-const afterLag = lag(after);
-say('| target | measured | verdict |');
-say('|---|---|---|');
-say(`| new Mind ready within provisioning + 2 s (p99) | ${waitPercentile(after, 0.99)} over provisioning | ${p99 <= 2 ? 'met' : '**missed**'} |`);
-say(`| heartbeat lag around the heartbeat (${seconds(settings.heartbeatMs / 1000)}), p99 | ${seconds(afterLag.p99)} | ${afterLag.p99 <= (settings.heartbeatMs / 1000) * 1.5 ? 'met' : '**missed**'} |`);
+say('| target | heartbeat | measured | verdict |');
+say('|---|---|---|---|');
+for (const after of runs.filter((r) => r.controller === 'after')) {
+  const p99 = after.ready === after.created ? percentile(after.readyOverProvision, 0.99) : Infinity;
+  say(`| new Mind ready within provisioning + 2 s (p99) | ${seconds(after.heartbeatMs / 1000)} | ${waitPercentile(after, 0.99)} over provisioning | ${p99 <= 2 ? 'met' : '**missed**'} |`);
+}
+for (const after of runs.filter((r) => r.controller === 'after')) {
+  const afterLag = lag(after);
+  const needed = runningCount / (after.heartbeatMs / 1000);
+  const verdictText = afterLag.p99 <= (after.heartbeatMs / 1000) * 1.5 ? 'met' : `**missed** (keeping it needs ${Math.round(needed)} reconciles/s)`;
+  say(`| heartbeat lag p99 within 1.5 × the heartbeat | ${seconds(after.heartbeatMs / 1000)} | ${seconds(afterLag.p99)} | ${verdictText} |`);
+}
 say();
 say('Heartbeat lag: each second, p50, p99 and max of now − the host\'s last report over the running Minds; the table gives the median second\'s p50 and p99 and the largest max.');
 
