@@ -3,6 +3,8 @@
  * work is claimed ahead of due heartbeats, heartbeats oldest due first and each once per heartbeat,
  * and a replica that stops answering mid-claim has its Minds taken over when its lease runs out,
  * with one ledger interval per run. Ticks are driven by hand (`tick()`), so nothing depends on timing.
+ * The interface is silent on the controller's order of work: spec/DECISIONS.md, "Controller work order"
+ * and "Controller" (leases, apply once per generation and idempotent).
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '@gateway-minds/db';
@@ -82,6 +84,7 @@ describe.each(drivers)('controller queue on %s', (driver) => {
     await h?.close();
   });
 
+  // DECISIONS "Controller work order": changed work before heartbeats, each oldest due first.
   it('claims a new Mind in the first tick ahead of 500 overdue heartbeats, and heartbeats oldest due first, each once per heartbeat', async () => {
     const running = await seedOverdueRunningMinds(h.service.db, { org: 'org_queue', project: 'prj_queue' }, 500);
     const owner = human({ org: 'org_queue', project: 'prj_new' });
@@ -115,6 +118,7 @@ describe.each(drivers)('controller queue on %s', (driver) => {
     expect(host.observed.some((id) => first.has(id))).toBe(false);
   }, 120_000);
 
+  // DECISIONS "Controller work order": a claim's due time is the end of its lease; "Controller": apply is idempotent per generation.
   it("takes over a replica's Minds when its lease runs out, applies again without harm, and records one run per Mind", async () => {
     const owner = human({ org: 'org_takeover', project: 'prj_takeover' });
     const ids: string[] = [];
