@@ -18,6 +18,7 @@ import { HttpAgentDirectory, type AgentDirectory } from './agents.js';
 import { authenticate, humanCaller } from './auth.js';
 import { MindsController, type ControllerSettings } from './controller/controller.js';
 import type { HostDriver } from './controller/host.js';
+import { WorkListener } from './controller/wake-ups.js';
 import { SimulatedHost } from './controller/simulated-host.js';
 import type { Deps } from './deps.js';
 import { memoryHandlers } from './memory/handlers.js';
@@ -180,7 +181,12 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
 
   const { enabled: _enabled, ...controllerSettings } = config.controller ?? {};
   const controller = new MindsController(db, host, { ...controllerSettings, logger });
-  if (config.controller?.enabled !== false) controller.start();
+  // On PostgreSQL other replicas change desired states too: each one's change wakes this controller.
+  const wakeUps = config.databaseUrl && config.controller?.enabled !== false ? new WorkListener(config.databaseUrl, config.schema ?? 'minds', () => controller.wake(), logger) : undefined;
+  if (config.controller?.enabled !== false) {
+    controller.start();
+    await wakeUps?.start();
+  }
 
   let server: Server | undefined;
   let inProcess: InProcessUpstream | undefined;
@@ -204,6 +210,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     async close() {
       if (closed) return;
       closed = true;
+      await wakeUps?.close();
       await controller.stop();
       inProcess?.close();
       if (server) {

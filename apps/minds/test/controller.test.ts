@@ -6,12 +6,14 @@
  * The interface is silent on the controller's order of work: spec/DECISIONS.md, "Controller work order"
  * and "Controller" (leases, apply once per generation and idempotent).
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '@gateway-minds/db';
 import { createLogger } from '@gateway-minds/service-kit';
 import { CHANGED_LANE, HEARTBEAT_LANE, MindsController, type ControllerOptions } from '../src/controller/controller.js';
 import type { HostDriver, HostObservation, HostSpec } from '../src/controller/host.js';
-import { cleanUp, createMind, drivers, human, startHarness, waitForMind, type Harness } from './support/harness.js';
+import { WorkListener } from '../src/controller/wake-ups.js';
+import { cleanUp, createMind, drivers, human, postgresUrl, startHarness, waitForMind, type Harness } from './support/harness.js';
 
 afterAll(async () => {
   await cleanUp();
@@ -160,5 +162,34 @@ describe.each(drivers)('controller queue on %s', (driver) => {
       [`{${ids.join(',')}}`],
     );
     expect(rows.map((row) => ({ runs: row.runs, open: row.open }))).toEqual(ids.map(() => ({ runs: 1, open: 1 })));
+  }, 120_000);
+});
+
+// DECISIONS "Controller work order": on PostgreSQL a desired-state change wakes every replica's controller.
+describe.runIf(postgresUrl)('controller wake-ups on postgres', () => {
+  it('a create or stop made through any replica wakes the listeners of its schema, and only of its schema', async () => {
+    const h = await startHarness({ driver: 'postgres', controller: { enabled: false } });
+    const schema = (await h.service.db.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0]!.schema;
+    let wakes = 0;
+    const listener = new WorkListener(postgresUrl!, schema, () => wakes++, createLogger('wake-ups-test'));
+    const woken = async (count: number) => {
+      while (wakes < count) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(wakes).toBe(count);
+    };
+    try {
+      await listener.start();
+      expect(wakes).toBe(1); // once on listening, for whatever changed before
+      // Another schema's notice first: notifications arrive in commit order, so the create's wakes it once, not twice.
+      await h.service.db.query(`SELECT pg_notify('minds_work', 'minds_some_other_schema')`);
+      const owner = human({ org: 'org_wake', project: 'prj_wake' });
+      const mind = (await createMind(h, owner, { name: 'Sandbox woken' })).body;
+      await woken(2);
+      const stopped = await h.call('POST', `/v1/minds/services/${mind.mind_id}/stop`, { as: owner, body: { expected_generation: 1 }, headers: { 'idempotency-key': randomUUID() } });
+      expect(stopped.status).toBe(202);
+      await woken(3);
+    } finally {
+      await listener.close();
+      await h.close();
+    }
   }, 120_000);
 });

@@ -11,8 +11,9 @@
  * Mind is claimed in the next tick however many Minds run; heartbeats get what
  * changed work leaves of the batch, and at least a tenth of it, so a flood of
  * changes slows them but never stops them. The API wakes the loop of its own
- * process when it changes a desired state (`wake`); other replicas find the
- * change at their next tick.
+ * process when it changes a desired state (`wake`); on PostgreSQL a
+ * notification wakes every other replica's (wake-ups.ts), and without one a
+ * replica finds the change at its next tick.
  *
  * Claims take `FOR UPDATE SKIP LOCKED` rows and a lease, so several replicas on
  * one PostgreSQL database never work on the same Mind at once, and none waits

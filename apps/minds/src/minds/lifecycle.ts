@@ -8,6 +8,7 @@ import { humanCaller, type HumanCaller } from '../auth.js';
 import { contextSha256 } from '../canonical.js';
 import { CHANGED_LANE } from '../controller/controller.js';
 import { deriveStatus } from '../controller/state.js';
+import { notifyWork } from '../controller/wake-ups.js';
 import type { Deps } from '../deps.js';
 import { IDEMPOTENCY_KEYS, requestFingerprint, runOnce, type StoredResponse } from '../replay.js';
 import { CREATION_CONTEXT_HEADER, IDEMPOTENCY_HEADER, LIST_LIMIT_DEFAULT, MAX_MINDS_PER_SANDBOX, SCHEMA_VERSION } from '../spec.js';
@@ -99,6 +100,7 @@ export function lifecycleHandlers(deps: Deps) {
           deps.mindBaseUrl(mindId), deriveStatus('running', 'pending', 1, 0), key,
         ],
       );
+      await notifyWork(tx);
       return { status: 202, body: toMind(rows[0]!) };
     });
     deps.desiredStateChanged();
@@ -127,7 +129,9 @@ export function lifecycleHandlers(deps: Deps) {
           reason: 'generation_mismatch',
         });
       }
-      return { status: 202, body: toMind(await apply(tx, mind, key)) };
+      const changed = await apply(tx, mind, key);
+      await notifyWork(tx);
+      return { status: 202, body: toMind(changed) };
     });
     deps.desiredStateChanged();
     sendStored(res, stored);
