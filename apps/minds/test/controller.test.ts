@@ -12,6 +12,7 @@ import type { Database } from '@gateway-minds/db';
 import { createLogger } from '@gateway-minds/service-kit';
 import { CHANGED_LANE, HEARTBEAT_LANE, MindsController, type ControllerOptions } from '../src/controller/controller.js';
 import type { HostDriver, HostObservation, HostSpec } from '../src/controller/host.js';
+import { SimulatedHost } from '../src/controller/simulated-host.js';
 import { WorkListener } from '../src/controller/wake-ups.js';
 import { cleanUp, createMind, drivers, human, postgresUrl, startHarness, waitForMind, type Harness } from './support/harness.js';
 
@@ -94,7 +95,8 @@ describe.each(drivers)('controller queue on %s', (driver) => {
     expect(created.status).toBe(202);
     const newMind = created.body.mind_id as string;
 
-    const host = new RecordingHost(h.service.host);
+    // A host that provisions for an hour: the new Mind is still on its way after the tick, whatever the machine's speed.
+    const host = new RecordingHost(new SimulatedHost(h.service.db, { provisionMs: 3_600_000, stopMs: 0 }));
     const controller = replica(h, host);
     expect(await controller.tick()).toBe(20);
     expect(host.applied).toEqual([newMind]);
