@@ -23,7 +23,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '@gateway-minds/db';
-import { CONTROLLER_DEFAULTS } from '@gateway-minds/minds';
+import { CONTROLLER_DEFAULTS, WORK_CHANNEL } from '@gateway-minds/minds';
 import { MINDS_PAGE_COST, migrationsDir } from '@gateway-minds/minds/internals';
 import { median, percentile } from './figures.js';
 import { forkServer, repoRoot } from './processes.js';
@@ -99,15 +99,19 @@ async function seed(db: Database, heartbeatMs: number): Promise<void> {
   await db.exec('ANALYZE minds; ANALYZE simulated_host_instances; ANALYZE mind_running_intervals');
 }
 
-/** A new Mind as createMind writes it (lifecycle.ts): desired running at generation 1, observed pending, due now in the changed lane. */
+/**
+ * A new Mind as createMind writes it (lifecycle.ts): desired running at generation 1, observed pending,
+ * due now in the changed lane, and the replicas notified.
+ */
 async function createMind(db: Database, i: number): Promise<void> {
   await db.query(
-    `INSERT INTO minds (mind_id, organization_id, project_id, created_by, name, region, plan, profile_id, cpus, memory_mb, volume_size_gb,
+    `WITH created AS (INSERT INTO minds (mind_id, organization_id, project_id, created_by, name, region, plan, profile_id, cpus, memory_mb, volume_size_gb,
        services, volume_id, base_url, desired_state, desired_generation, observed_state, observed_generation, status,
        last_activity_at, created_at, updated_at, due_lane, due_at)
      VALUES (gen_random_uuid(), $1, 'prj_bench', 'usr_bench', $2, 'local', 'pro', 'D1', 2, 4096, 20,
        '["memory"]', gen_random_uuid(), 'https://new.minds.localhost', 'running', 1, 'pending', 0, 'provisioning',
-       now(), now(), now(), 0, now())`,
+       now(), now(), now(), 0, now()) RETURNING mind_id)
+     SELECT pg_notify('${WORK_CHANNEL}', current_schema()) FROM created`,
     [newOrg, `Sandbox new ${i}`],
   );
 }
@@ -244,7 +248,7 @@ say(
     `during the ${runs.length > 1 ? 'runs' : 'run'} (the replicas, PostgreSQL and the bench share the machine). ` +
     `${ratePerSecond} new Minds a second for ${windowSeconds} s; simulated provisioning ${provisionMs} ms; controller settings: batch ${settings.batchSize}, ` +
     `tick ${settings.tickMs} ms, lease ${settings.leaseMs} ms, concurrency ${settings.concurrency} ("before" reconciles one at a time). ` +
-    `"before" is the controller that claimed the oldest \`updated_at\` first; "after" the due-time queue.`,
+    `"before" is the controller that claimed the oldest \`updated_at\` first; "after" the due-time queue, woken by the notification each creation sends.`,
 );
 say();
 say('| heartbeat | controller | new Minds ready | creation → ready − provisioning, p50 | p99 | reconciles/s (both replicas) | heartbeat lag p50 | p99 | max |');
