@@ -21,12 +21,21 @@
  *                               off unless 1/true/yes/on (names from the operation table)
  *   MINDS_HOST_PROVISION_MS     1500 (simulated host)
  *   MINDS_HOST_STOP_MS          800
+ *   MINDS_CONTROLLER_ENABLED    on (off: this replica serves the API and reconciles nothing)
+ *   MINDS_CONTROLLER_BATCH      20     Minds claimed per tick
+ *   MINDS_CONTROLLER_TICK_MS    250    pause after a tick that found less than a full batch, and
+ *                                      how often a Mind on its way to its desired state is observed
+ *   MINDS_CONTROLLER_HEARTBEAT_MS 5000 a running Mind is observed again this long after the last time
+ *   MINDS_CONTROLLER_LEASE_MS   10000  a claim's hold; a stopped replica's Minds are taken over after it.
+ *                                      Must exceed the tick and outlast a batch's reconciles.
+ *   MINDS_CONTROLLER_CONCURRENCY 4     claimed Minds reconciled at once (database connections)
  *   LOG_LEVEL                   info
  */
 import { join, resolve } from 'node:path';
 import { assertionKeySourceFromEnv, type AssertionKeySource } from '@gateway-minds/service-kit/assertion-key-set';
 import { isPageCost } from '@gateway-minds/db';
 import { docsBaseUrlOf } from '@gateway-minds/service-kit/public-urls';
+import { CONTROLLER_DEFAULTS } from './controller/controller.js';
 import type { MindsServiceConfig } from './service.js';
 import { admissionSettings } from './spec.js';
 
@@ -51,6 +60,26 @@ function integer(env: Env, name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
   return value;
+}
+
+function positive(env: Env, name: string, fallback: number): number {
+  const value = integer(env, name, fallback);
+  if (value < 1) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(env[name])}`);
+  return value;
+}
+
+function controllerSettings(env: Env): NonNullable<MindsServiceConfig['controller']> {
+  const settings = {
+    enabled: env.MINDS_CONTROLLER_ENABLED === undefined || env.MINDS_CONTROLLER_ENABLED === '' ? true : flag(env.MINDS_CONTROLLER_ENABLED),
+    batchSize: positive(env, 'MINDS_CONTROLLER_BATCH', CONTROLLER_DEFAULTS.batchSize),
+    tickMs: positive(env, 'MINDS_CONTROLLER_TICK_MS', CONTROLLER_DEFAULTS.tickMs),
+    heartbeatMs: positive(env, 'MINDS_CONTROLLER_HEARTBEAT_MS', CONTROLLER_DEFAULTS.heartbeatMs),
+    leaseMs: positive(env, 'MINDS_CONTROLLER_LEASE_MS', CONTROLLER_DEFAULTS.leaseMs),
+    concurrency: positive(env, 'MINDS_CONTROLLER_CONCURRENCY', CONTROLLER_DEFAULTS.concurrency),
+  };
+  // A lease shorter than a tick would let another replica take a Mind over while its claim is still being worked on.
+  if (settings.leaseMs <= settings.tickMs) throw new Error(`MINDS_CONTROLLER_LEASE_MS (${settings.leaseMs}) must exceed MINDS_CONTROLLER_TICK_MS (${settings.tickMs})`);
+  return settings;
 }
 
 function pageCost(env: Env): number | 'server' | undefined {
@@ -88,6 +117,7 @@ export function configFromEnv(env: Env = process.env): { listen: ListenConfig; s
       admissions: Object.fromEntries(admissionSettings.map((name) => [name, flag(env[name])])),
       hostProvisionMs: integer(env, 'MINDS_HOST_PROVISION_MS', 1500),
       hostStopMs: integer(env, 'MINDS_HOST_STOP_MS', 800),
+      controller: controllerSettings(env),
     },
   };
 }

@@ -13,4 +13,6 @@ export interface Deps {
   mindBaseUrl: (mindId: string) => string;
   /** A running Mind whose host has not reported for this long is reported `host_not_reporting` in usage. */
   hostReportStaleMs: number;
+  /** Called after a desired state changed (create, resume, stop): wakes this process's controller. */
+  desiredStateChanged: () => void;
 }

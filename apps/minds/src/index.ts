@@ -3,6 +3,7 @@ export { configFromEnv } from './config.js';
 export { HttpAgentDirectory, type AgentDirectory, type AgentLookupContext, type AgentRecord } from './agents.js';
 export { HostUnreachableError, type HostCapacity, type HostDriver, type HostObservation, type HostSpec } from './controller/host.js';
 export { SimulatedHost, type SimulatedHostOptions } from './controller/simulated-host.js';
-export { MindsController, type ControllerOptions } from './controller/controller.js';
+export { WorkListener, WORK_CHANNEL } from './controller/wake-ups.js';
+export { CONTROLLER_DEFAULTS, MindsController, type ControllerOptions, type ControllerSettings } from './controller/controller.js';
 export { deriveStatus } from './controller/state.js';
 export { contextSha256 } from './canonical.js';

@@ -33,8 +33,9 @@ import {
 } from '@gateway-minds/service-kit';
 import { HttpAgentDirectory, type AgentDirectory } from './agents.js';
 import { authenticate, humanCaller } from './auth.js';
-import { MindsController } from './controller/controller.js';
+import { MindsController, type ControllerSettings } from './controller/controller.js';
 import type { HostDriver } from './controller/host.js';
+import { WorkListener } from './controller/wake-ups.js';
 import { SimulatedHost } from './controller/simulated-host.js';
 import type { Deps } from './deps.js';
 import { memoryHandlers } from './memory/handlers.js';
@@ -66,7 +67,8 @@ export interface MindsServiceConfig {
   hostProvisionMs?: number;
   hostStopMs?: number;
   hostDriver?: HostDriver;
-  controller?: { enabled?: boolean; tickMs?: number; heartbeatMs?: number; leaseMs?: number };
+  /** The controller loop (ControllerSettings in controller/controller.ts; CONTROLLER_DEFAULTS where absent). */
+  controller?: { enabled?: boolean } & Partial<ControllerSettings>;
   /** Usage reports a running Mind as host_not_reporting after this much host silence. Default 60 s. */
   hostReportStaleMs?: number;
   agentDirectory?: AgentDirectory;
@@ -127,6 +129,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     region: config.region ?? DEFAULT_REGION,
     mindBaseUrl: config.mindBaseUrl ?? defaultMindBaseUrl,
     hostReportStaleMs: config.hostReportStaleMs ?? 60_000,
+    desiredStateChanged: () => controller.wake(),
   };
 
   async function getUsage(req: Request, res: Response): Promise<void> {
@@ -198,13 +201,14 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
   app.use(serviceApp);
   const listener = withSideRoutes(serviceApp, { [HEALTH_PATH]: app, [ADMITTED_OPERATIONS_PATH]: app, [ASSERTION_KEY_IDS_PATH]: app });
 
-  const controller = new MindsController(db, host, {
-    tickMs: config.controller?.tickMs ?? 250,
-    heartbeatMs: config.controller?.heartbeatMs ?? 5000,
-    leaseMs: config.controller?.leaseMs ?? 10_000,
-    logger,
-  });
-  if (config.controller?.enabled !== false) controller.start();
+  const { enabled: _enabled, ...controllerSettings } = config.controller ?? {};
+  const controller = new MindsController(db, host, { ...controllerSettings, logger });
+  // On PostgreSQL other replicas change desired states too: each one's change wakes this controller.
+  const wakeUps = config.databaseUrl && config.controller?.enabled !== false ? new WorkListener(config.databaseUrl, config.schema ?? 'minds', () => controller.wake(), logger) : undefined;
+  if (config.controller?.enabled !== false) {
+    controller.start();
+    await wakeUps?.start();
+  }
 
   let server: Server | undefined;
   let inProcess: InProcessUpstream | undefined;
@@ -228,6 +232,7 @@ export async function createMindsService(config: MindsServiceConfig): Promise<Mi
     async close() {
       if (closed) return;
       closed = true;
+      await wakeUps?.close();
       await controller.stop();
       assertionKeys.close();
       inProcess?.close();

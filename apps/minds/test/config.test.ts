@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configFromEnv } from '../src/config.js';
+import { CONTROLLER_DEFAULTS } from '../src/controller/controller.js';
 
 describe('configFromEnv', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'minds-config-'));
@@ -57,5 +58,24 @@ describe('configFromEnv', () => {
     expect(configFromEnv({ DATA_DIR: dataDir, ASSERTION_PUBLIC_KEYS_FILE: '/etc/keys.json', ASSERTION_PUBLIC_KEY_FILE: '/old.json' }).service.assertionKeys).toEqual({ file: '/etc/keys.json', setting: 'ASSERTION_PUBLIC_KEYS_FILE' });
     expect(() => configFromEnv({ DATA_DIR: dataDir, ASSERTION_PUBLIC_KEYS: JSON.stringify(jwks), ASSERTION_PUBLIC_KEYS_FILE: '/etc/keys.json' })).toThrow(/not both/);
     expect(() => configFromEnv({ DATA_DIR: dataDir, ASSERTION_PUBLIC_KEYS: '{"keys": [' })).toThrow(/ASSERTION_PUBLIC_KEYS is not JSON/);
+  });
+
+  it('sets the controller from MINDS_CONTROLLER_* and keeps its defaults otherwise', () => {
+    expect(configFromEnv({ DATA_DIR: dataDir }).service.controller).toEqual({ enabled: true, ...CONTROLLER_DEFAULTS });
+    const env = {
+      DATA_DIR: dataDir,
+      MINDS_CONTROLLER_ENABLED: 'off',
+      MINDS_CONTROLLER_BATCH: '100',
+      MINDS_CONTROLLER_TICK_MS: '50',
+      MINDS_CONTROLLER_HEARTBEAT_MS: '30000',
+      MINDS_CONTROLLER_LEASE_MS: '20000',
+      MINDS_CONTROLLER_CONCURRENCY: '8',
+    };
+    expect(configFromEnv(env).service.controller).toEqual({ enabled: false, batchSize: 100, tickMs: 50, heartbeatMs: 30_000, leaseMs: 20_000, concurrency: 8 });
+    for (const name of ['MINDS_CONTROLLER_BATCH', 'MINDS_CONTROLLER_TICK_MS', 'MINDS_CONTROLLER_HEARTBEAT_MS', 'MINDS_CONTROLLER_LEASE_MS', 'MINDS_CONTROLLER_CONCURRENCY']) {
+      for (const bad of ['0', '-5', '1.5', 'soon']) expect(() => configFromEnv({ DATA_DIR: dataDir, [name]: bad }), `${name}=${bad}`).toThrow(name);
+    }
+    // A lease no longer than a tick would let another replica take over a Mind still being worked on.
+    expect(() => configFromEnv({ DATA_DIR: dataDir, MINDS_CONTROLLER_TICK_MS: '1000', MINDS_CONTROLLER_LEASE_MS: '1000' })).toThrow(/MINDS_CONTROLLER_LEASE_MS \(1000\) must exceed MINDS_CONTROLLER_TICK_MS/);
   });
 });

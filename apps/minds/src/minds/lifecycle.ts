@@ -6,7 +6,9 @@ import type { Schemas } from '@gateway-minds/contract';
 import { ServiceError, requestContext } from '@gateway-minds/service-kit';
 import { humanCaller, type HumanCaller } from '../auth.js';
 import { contextSha256 } from '../canonical.js';
+import { CHANGED_LANE } from '../controller/controller.js';
 import { deriveStatus } from '../controller/state.js';
+import { notifyWork } from '../controller/wake-ups.js';
 import type { Deps } from '../deps.js';
 import { IDEMPOTENCY_KEYS, requestFingerprint, runOnce, type StoredResponse } from '../replay.js';
 import { CREATION_CONTEXT_HEADER, IDEMPOTENCY_HEADER, LIST_LIMIT_DEFAULT, MAX_MINDS_PER_SANDBOX, SCHEMA_VERSION } from '../spec.js';
@@ -87,9 +89,10 @@ export function lifecycleHandlers(deps: Deps) {
       const { rows } = await tx.query<MindRow>(
         `INSERT INTO minds (mind_id, organization_id, project_id, workspace_id, sandbox_id, created_by, name, region, plan,
            profile_id, cpus, memory_mb, volume_size_gb, services, volume_id, base_url,
-           desired_state, desired_generation, observed_state, observed_generation, status, operation_id, last_activity_at, created_at, updated_at)
+           desired_state, desired_generation, observed_state, observed_generation, status, operation_id, last_activity_at, created_at, updated_at,
+           due_lane, due_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-           'running', 1, 'pending', 0, $17, $18, now(), now(), now())
+           'running', 1, 'pending', 0, $17, $18, now(), now(), now(), ${CHANGED_LANE}, now())
          RETURNING *`,
         [
           mindId, caller.org, caller.project, caller.workspace, caller.sandbox, caller.principal, body.name, deps.region, plan,
@@ -97,8 +100,10 @@ export function lifecycleHandlers(deps: Deps) {
           deps.mindBaseUrl(mindId), deriveStatus('running', 'pending', 1, 0), key,
         ],
       );
+      await notifyWork(tx);
       return { status: 202, body: toMind(rows[0]!) };
     });
+    deps.desiredStateChanged();
     sendStored(res, stored);
   }
 
@@ -124,8 +129,11 @@ export function lifecycleHandlers(deps: Deps) {
           reason: 'generation_mismatch',
         });
       }
-      return { status: 202, body: toMind(await apply(tx, mind, key)) };
+      const changed = await apply(tx, mind, key);
+      await notifyWork(tx);
+      return { status: 202, body: toMind(changed) };
     });
+    deps.desiredStateChanged();
     sendStored(res, stored);
   }
 
@@ -135,7 +143,8 @@ export function lifecycleHandlers(deps: Deps) {
       const generation = mind.desired_generation + 1;
       const { rows } = await tx.query<MindRow>(
         `UPDATE minds SET desired_state = 'running', desired_generation = $2, observed_state = 'pending', status = $3,
-           wake_reason = $4, stop_reason = NULL, operation_id = $5, last_activity_at = now(), updated_at = GREATEST(now(), updated_at)
+           wake_reason = $4, stop_reason = NULL, operation_id = $5, last_activity_at = now(), updated_at = GREATEST(now(), updated_at),
+           due_lane = ${CHANGED_LANE}, due_at = now()
          WHERE mind_id = $1 RETURNING *`,
         [mind.mind_id, generation, deriveStatus('running', 'pending', generation, mind.observed_generation), body.wake_reason ?? null, key],
       );
@@ -148,7 +157,8 @@ export function lifecycleHandlers(deps: Deps) {
       const generation = mind.desired_generation + 1;
       const { rows } = await tx.query<MindRow>(
         `UPDATE minds SET desired_state = 'stopped', desired_generation = $2, status = $3,
-           stop_reason = $4, wake_reason = NULL, operation_id = $5, last_activity_at = now(), updated_at = GREATEST(now(), updated_at)
+           stop_reason = $4, wake_reason = NULL, operation_id = $5, last_activity_at = now(), updated_at = GREATEST(now(), updated_at),
+           due_lane = ${CHANGED_LANE}, due_at = now()
          WHERE mind_id = $1 RETURNING *`,
         [mind.mind_id, generation, deriveStatus('stopped', mind.observed_state, generation, mind.observed_generation), OWNER_STOP, key],
       );

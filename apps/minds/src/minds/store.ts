@@ -49,6 +49,10 @@ export interface MindRow {
   telemetry_cpu_total: number;
   lease_owner: string | null;
   lease_until: Date | null;
+  /** The controller's queue (controller.ts): 0 changed work, 1 heartbeat. */
+  due_lane: 0 | 1;
+  /** When the controller next needs the Mind; null when not until its desired state changes. */
+  due_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
