@@ -1,6 +1,8 @@
-/** Plain HTTP against a deployment's gateways, so that a test sees exactly what a caller sees. */
+/**
+ * Plain HTTP against a deployment's gateways, so that a test sees exactly what a caller sees. Paths
+ * are written out as the interface gives them: a test checks the contract from outside.
+ */
 import { randomUUID } from 'node:crypto';
-import { operationPath, operationTable, type OperationId } from '@gateway-minds/contract';
 import type { AdminClient, IssuedCredential } from '@gateway-minds/testkit';
 
 export interface Answer {
@@ -10,16 +12,14 @@ export interface Answer {
 }
 
 export interface CallOptions {
-  /** Path and query parameters (operationPath). */
-  params?: Record<string, string>;
   body?: unknown;
   headers?: Record<string, string>;
 }
 
-/** One call of a contract operation through the gateway at `baseUrl`, with `token` as its bearer (none if null). */
-export async function callOperation(baseUrl: string, token: string | null, operationId: OperationId, options: CallOptions = {}): Promise<Answer> {
-  const response = await fetch(baseUrl + operationPath(operationId, options.params), {
-    method: operationTable[operationId].method.toUpperCase(),
+/** One request through the gateway at `baseUrl`, with `token` as its bearer (none if null). */
+export async function call(baseUrl: string, token: string | null, method: string, path: string, options: CallOptions = {}): Promise<Answer> {
+  const response = await fetch(baseUrl + path, {
+    method,
     headers: {
       ...(token ? { authorization: `Bearer ${token}` } : {}),
       ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
@@ -57,8 +57,8 @@ export class Session {
     return (await this.#credential).token;
   }
 
-  async call(baseUrl: string, operationId: OperationId, options: CallOptions = {}): Promise<Answer> {
-    return callOperation(baseUrl, await this.token(), operationId, options);
+  async call(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<Answer> {
+    return call(baseUrl, await this.token(), method, path, options);
   }
 }
 
@@ -66,13 +66,13 @@ export const newKey = () => randomUUID();
 
 /** The creation context a create asserts: the fingerprint from the list result. */
 export async function creationContext(session: Session, baseUrl: string): Promise<string> {
-  const list = await session.call(baseUrl, 'minds_listMinds');
+  const list = await session.call(baseUrl, 'GET', '/v1/minds/services');
   if (list.status !== 200) throw new Error(`listMinds: ${list.status} ${JSON.stringify(list.body)}`);
   return list.body.context_sha256 as string;
 }
 
 export async function createMind(session: Session, baseUrl: string, name: string, key = newKey(), context?: string): Promise<Answer> {
-  return session.call(baseUrl, 'minds_createMind', {
+  return session.call(baseUrl, 'POST', '/v1/minds/services', {
     body: { name },
     headers: { 'idempotency-key': key, 'x-platform-minds-creation-context': context ?? (await creationContext(session, baseUrl)) },
   });
@@ -82,7 +82,7 @@ export async function createMind(session: Session, baseUrl: string, name: string
 export async function waitForStatus(session: Session, baseUrl: string, mindId: string, status: string): Promise<any> {
   let last: Answer | undefined;
   for (let attempt = 0; attempt < 200; attempt++) {
-    last = await session.call(baseUrl, 'minds_getMind', { params: { mind_id: mindId } });
+    last = await session.call(baseUrl, 'GET', `/v1/minds/services/${mindId}`);
     if (last.body?.status === status) return last.body;
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorCode, ErrorReason } from '@gateway-minds/contract';
 import { adminCommand, startDeployment, type Deployment } from '../src/deployment.js';
-import { callOperation, createMind, creationContext, newKey, readyMind, Session, waitForStatus, type Answer } from '../src/http.js';
+import { call, createMind, creationContext, newKey, readyMind, Session, waitForStatus, type Answer } from '../src/http.js';
 
 const databaseUrl = process.env.TEST_DATABASE_URL;
 
@@ -74,34 +74,35 @@ describe.runIf(databaseUrl)('two gateways and two Minds processes on one Postgre
     expect(org.code, org.stderr).toBe(0);
     const { organization_id: organizationId, project_id: projectId } = JSON.parse(org.stdout) as { organization_id: string; project_id: string };
 
-    const agent = await runAdmin(['agent', 'create', '--org', organizationId, '--url', adminB], token);
+    const [agent, issuedAtB] = await Promise.all([
+      runAdmin(['agent', 'create', '--org', organizationId, '--url', adminB], token),
+      runAdmin(['issue', '--kind', 'bridge_session', '--org', organizationId, '--project', projectId], { ...token, ADMIN_URL: adminB }),
+    ]);
     expect(agent.code, agent.stderr).toBe(0);
-    const agentId = (JSON.parse(agent.stdout) as { id: string }).id;
-    const issuedAtB = await runAdmin(['issue', '--kind', 'bridge_session', '--org', organizationId, '--project', projectId], { ...token, ADMIN_URL: adminB });
     expect(issuedAtB.code, issuedAtB.stderr).toBe(0);
+    const agentId = (JSON.parse(agent.stdout) as { id: string }).id;
     const credential = JSON.parse(issuedAtB.stdout) as { id: string; token: string };
 
     // Issued through B, used through A; the agent B made is found by Minds A through gateway A's lookup.
-    const principal = await callOperation(gateways[0]!, credential.token, 'gateway_getPrincipal');
+    const principal = await call(gateways[0]!, credential.token, 'GET', '/v1/whoami');
     expect({ status: principal.status, org: principal.body.org }).toEqual({ status: 200, org: organizationId });
-    const group = await callOperation(gateways[0]!, credential.token, 'minds_createAgentGroup', { body: { operationId: randomUUID(), name: 'across gateways' } });
+    const group = await call(gateways[0]!, credential.token, 'POST', '/v1/minds/agent-groups', { body: { operationId: randomUUID(), name: 'across gateways' } });
     expect(group.status, JSON.stringify(group.body)).toBe(200);
-    const member = await callOperation(gateways[0]!, credential.token, 'minds_addAgentGroupMember', {
-      params: { group_id: group.body.id },
+    const member = await call(gateways[0]!, credential.token, 'POST', `/v1/minds/agent-groups/${group.body.id}/members`, {
       body: { operationId: randomUUID(), expectedVersion: 0, agentId },
     });
     expect(member.status, JSON.stringify(member.body)).toBe(200);
 
-    // Revoked through A: gateway B, which never looked the credential up, refuses it.
-    const revoked = await runAdmin(['revoke', credential.id, '--url', adminA], token);
+    // Revoked through A: gateway B, which never looked the credential up, refuses it. Any other token is refused by both.
+    const otherToken = { ADMIN_TOKEN: `adm_${'x'.repeat(32)}` };
+    const [revoked, ...refused] = await Promise.all([
+      runAdmin(['revoke', credential.id, '--url', adminA], token),
+      runAdmin(['org', 'create', '--url', adminA], otherToken),
+      runAdmin(['org', 'create', '--url', adminB], otherToken),
+    ]);
     expect(revoked.code, revoked.stderr).toBe(0);
-    expect((await callOperation(gateways[1]!, credential.token, 'gateway_getPrincipal')).status).toBe(401);
-
-    // Any other token is refused by both.
-    for (const url of [adminA, adminB]) {
-      const refused = await runAdmin(['org', 'create', '--url', url], { ADMIN_TOKEN: `adm_${'x'.repeat(32)}` });
-      expect({ code: refused.code, says401: refused.stderr.includes('401') }, refused.stderr).toEqual({ code: 1, says401: true });
-    }
+    expect((await call(gateways[1]!, credential.token, 'GET', '/v1/whoami')).status).toBe(401);
+    for (const run of refused) expect({ code: run.code, says401: run.stderr.includes('401') }, run.stderr).toEqual({ code: 1, says401: true });
   });
 
   it('20 concurrent creates with one Idempotency-Key, half through each gateway: one Mind, identical answers (interface "Minds lifecycle": createMind\'s Idempotency-Key; DECISIONS "Replays": "A concurrent duplicate waits for the first and replays its stored answer byte for byte")', async () => {
@@ -113,7 +114,7 @@ describe.runIf(databaseUrl)('two gateways and two Minds processes on one Postgre
     expect(new Set(answers.map((a) => a.status)), JSON.stringify(answers.find((a) => a.status !== 202)?.body)).toEqual(new Set([202]));
     expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
     expect(await count(`SELECT count(*) FROM "${deployment.schemas.minds}".minds WHERE name = $1`, [name])).toBe(1);
-    const listed = await s.call(gateways[1]!, 'minds_listMinds', { params: { limit: '100' } });
+    const listed = await s.call(gateways[1]!, 'GET', '/v1/minds/services?limit=100');
     expect(listed.body.items.filter((m: { name: string }) => m.name === name).map((m: { mind_id: string }) => m.mind_id)).toEqual([answers[0]!.body.mind_id]);
   });
 
@@ -122,24 +123,24 @@ describe.runIf(databaseUrl)('two gateways and two Minds processes on one Postgre
     const mind = await readyMind(s, gateways[0]!, 'Sandbox generation race');
     const generation = mind.desired_generation as number;
     const mismatch = { status: 409, code: 'MIND_NOT_READY' satisfies ErrorCode, reason: 'generation_mismatch' satisfies ErrorReason<'MIND_NOT_READY'> };
-    const race = (operationId: 'minds_stopMind' | 'minds_resumeMind', body: Record<string, unknown>) =>
-      Promise.all(Array.from({ length: 10 }, (_, i) => s.call(gateways[i % 2]!, operationId, { params: { mind_id: mind.mind_id }, body, headers: { 'idempotency-key': newKey() } })));
+    const race = (action: 'stop' | 'resume', body: Record<string, unknown>) =>
+      Promise.all(Array.from({ length: 10 }, (_, i) => s.call(gateways[i % 2]!, 'POST', `/v1/minds/services/${mind.mind_id}/${action}`, { body, headers: { 'idempotency-key': newKey() } })));
     const expectOneWinner = (answers: Answer[]) => {
       expect(answers.filter((a) => a.status === 202), JSON.stringify(answers.map((a) => a.body))).toHaveLength(1);
       for (const refused of answers.filter((a) => a.status !== 202)) expect({ status: refused.status, code: refused.body.error.code, reason: refused.body.error.reason }).toEqual(mismatch);
     };
 
-    expectOneWinner(await race('minds_stopMind', { expected_generation: generation }));
+    expectOneWinner(await race('stop', { expected_generation: generation }));
     const stopped = await waitForStatus(s, gateways[1]!, mind.mind_id, 'stopped');
     expect(stopped.desired_generation).toBe(generation + 1);
-    expectOneWinner(await race('minds_resumeMind', { expected_generation: generation + 1, wake_reason: 'manual' }));
+    expectOneWinner(await race('resume', { expected_generation: generation + 1, wake_reason: 'manual' }));
     const resumed = await waitForStatus(s, gateways[0]!, mind.mind_id, 'ready');
     expect(resumed.desired_generation).toBe(generation + 2);
   });
 
   it('the per-credential rate limit is one across the gateways (DECISIONS "Rate limits": RATE_LIMIT_STORE=postgres, "then shared by every replica")', async () => {
     const { token } = await deployment.admin.issue('bridge_session');
-    const whoami = (i: number) => callOperation(gateways[i % 2]!, token, 'gateway_getPrincipal');
+    const whoami = (i: number) => call(gateways[i % 2]!, token, 'GET', '/v1/whoami');
     const allowed: Answer[] = [];
     for (let sent = 0; sent < RATE_LIMIT_POINTS; sent += 10) allowed.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => whoami(sent + i)))));
     expect(allowed.filter((a) => a.status !== 200).map((a) => a.body)).toEqual([]);
@@ -156,11 +157,11 @@ describe.runIf(databaseUrl)('two gateways and two Minds processes on one Postgre
     const from = new Date(Date.now() - 3_600_000).toISOString();
     type Op = (gateway: string) => Promise<Answer>;
     const ops: Op[] = [
-      (g) => s.call(g, 'minds_getMind', { params: { mind_id: mind.mind_id } }),
-      (g) => s.call(g, 'minds_insertEpisodicMemory', { params: { mind: mind.mind_id }, body: { event: { id: randomUUID(), content: 'cut', timestamp: new Date().toISOString() } } }),
-      (g) => s.call(g, 'minds_listMinds'),
-      (g) => s.call(g, 'gateway_getUsage', { params: { days: '7' } }),
-      (g) => s.call(g, 'minds_getUsage', { params: { from, to: new Date().toISOString() } }),
+      (g) => s.call(g, 'GET', `/v1/minds/services/${mind.mind_id}`),
+      (g) => s.call(g, 'POST', `/v1/minds/memory/episodic?mind=${mind.mind_id}`, { body: { event: { id: randomUUID(), content: 'cut', timestamp: new Date().toISOString() } } }),
+      (g) => s.call(g, 'GET', '/v1/minds/services'),
+      (g) => s.call(g, 'GET', '/v1/usage?days=7'),
+      (g) => s.call(g, 'GET', `/v1/minds/usage?${new URLSearchParams({ from, to: new Date().toISOString() })}`),
     ];
     const unavailable = new Set<string>(['AUTH_UNAVAILABLE', 'MINDS_UNAVAILABLE', 'USAGE_UNAVAILABLE'] satisfies ErrorCode[]);
     const isDocumented = (a: Answer) => (a.status >= 200 && a.status < 300) || (a.status === 503 && unavailable.has(a.body?.error?.code));
@@ -247,7 +248,7 @@ describe.runIf(databaseUrl)('two gateways and two Minds processes on one Postgre
       try {
         answer = create
           ? await createMind(writer.session, base, `${prefix} ${id}`, id, context)
-          : await writer.session.call(base, 'minds_insertEpisodicMemory', { params: { mind: writer.mindId }, body: { event: { id, content: `Remember ${id}`, timestamp: new Date().toISOString() } } });
+          : await writer.session.call(base, 'POST', `/v1/minds/memory/episodic?mind=${writer.mindId}`, { body: { event: { id, content: `Remember ${id}`, timestamp: new Date().toISOString() } } });
       } catch {
         // The gateway is gone: no answer.
       }
@@ -323,8 +324,8 @@ describe.runIf(databaseUrl)('two gateways and two Minds processes on one Postgre
     const other = (w: Write) => gateways[1 - w.gateway]!;
     const lastInserts = writers.flatMap((writer) => inserts.filter((w) => w.mindId === writer.mindId && w.outcome === 'acknowledged').slice(-5));
     const reads = await Promise.all([
-      ...creates.filter((w) => w.outcome === 'acknowledged').map(async (w) => ({ w, read: await reader.call(other(w), 'minds_getMind', { params: { mind_id: w.mindId! } }), expected: w.mindId, got: (r: Answer) => r.body?.mind_id })),
-      ...lastInserts.map(async (w) => ({ w, read: await reader.call(other(w), 'minds_getEpisodicMemory', { params: { storage_id: w.storageId!, mind: w.mindId! } }), expected: w.id, got: (r: Answer) => r.body?.item?.id })),
+      ...creates.filter((w) => w.outcome === 'acknowledged').map(async (w) => ({ w, read: await reader.call(other(w), 'GET', `/v1/minds/services/${w.mindId}`), expected: w.mindId, got: (r: Answer) => r.body?.mind_id })),
+      ...lastInserts.map(async (w) => ({ w, read: await reader.call(other(w), 'GET', `/v1/minds/memory/episodic/${w.storageId}?mind=${w.mindId}`), expected: w.id, got: (r: Answer) => r.body?.item?.id })),
     ]);
     expect(reads.filter(({ read, expected, got }) => read.status !== 200 || got(read) !== expected).map(({ w, read }) => ({ w, status: read.status, body: read.body }))).toEqual([]);
     expect(reads.length).toBeGreaterThan(20);
