@@ -8,7 +8,7 @@
  * for the Minds processes, fresh per deployment and dropped on close), the assertion key pair (the
  * gateways sign with ASSERTION_PRIVATE_KEY_FILE, the Minds processes verify with
  * ASSERTION_PUBLIC_KEY_FILE), the admin token (ADMIN_TOKEN) and the rate-limit store
- * (RATE_LIMIT_STORE=postgres).
+ * (RATE_LIMIT_STORE=postgres); with `redisUrl`, Redis (REDIS_URL).
  *
  * Which replicas a gateway forwards to and which gateway a Minds process asks for agents:
  * `upstreamSettings`, the one place that says it.
@@ -43,6 +43,12 @@ export interface DeploymentOptions {
   gatewayEnv?: Record<string, string>;
   /** Settings every Minds process gets beyond the deployment's own. */
   mindsEnv?: Record<string, string>;
+  /**
+   * REDIS_URL of every gateway (the DPoP replay store; the rate limit stays in PostgreSQL). Redis
+   * keys carry no per-deployment prefix yet: a test that uses it makes keys of its own (fresh
+   * credentials, fresh proofs).
+   */
+  redisUrl?: string;
   /**
    * Whether MINDS_URL and IAM_INTERNAL_URL list every replica (comma-separated), so that each
    * gateway reaches both Minds processes and each Minds process both gateways. Off, gateway A
@@ -195,6 +201,7 @@ export async function startDeployment(databaseUrl: string, options: DeploymentOp
           ASSERTION_PRIVATE_KEY_FILE: keys.privateKeyFile,
           ADMIN_TOKEN: adminToken,
           RATE_LIMIT_STORE: 'postgres',
+          ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
           // The reference site is the deployment's one public address: gateway A's here.
           DOCS_BASE_URL: `${urls.gateway[0]}/docs`,
           ...options.gatewayEnv,
