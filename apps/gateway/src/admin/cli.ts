@@ -144,7 +144,7 @@ const request = requestOf();
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 const dataDir = resolve(process.env.DATA_DIR ?? join(repoRoot, 'data'));
 const tokenFile = resolve(process.env.ADMIN_TOKEN_FILE ?? join(dataDir, 'admin-token'));
-const adminToken = process.env.ADMIN_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined);
+const adminToken = process.env.ADMIN_TOKEN?.trim() || (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined);
 if (!adminToken) fail(1, `no admin token: ${tokenFile} does not exist. Start the stack (npm start) with this DATA_DIR, or set ADMIN_TOKEN.`);
 const urlFile = adminUrlFile(tokenFile);
 const recordedUrl = existsSync(urlFile) ? readFileSync(urlFile, 'utf8').trim() : undefined;
