@@ -82,6 +82,11 @@ export class ServiceProcess {
     readonly readyPath: string,
   ) {}
 
+  /** The process id while it runs (to find its connections, its sockets). */
+  get pid(): number | undefined {
+    return this.running ? this.#child!.pid : undefined;
+  }
+
   get running(): boolean {
     return this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null;
   }
