@@ -76,8 +76,13 @@ export interface GatewayConfig {
   dpop: { requireNonce: boolean; iatWindowSeconds: number };
   /** How long a verified credential is reused before it is looked up again. */
   credentialCacheMs: number;
-  /** Where the admin token (for the admin API and CLI) is kept. */
+  /** Where the admin token (for the admin API and CLI) is kept; the admin listener's URL is written beside it. */
   adminTokenFile: string;
+  /**
+   * ADMIN_TOKEN: the admin token itself, for a deployment whose gateways share one (from a secret
+   * store); when set, adminTokenFile is neither read nor written.
+   */
+  adminToken: string | undefined;
   /** CORS_ALLOWED_ORIGINS: the origins whose pages may call the gateway (cors.ts). */
   corsAllowedOrigins: string[];
 }
@@ -115,6 +120,16 @@ function sharedStoreKind(value: string, env: NodeJS.ProcessEnv): SharedStoreKind
   if (value === 'redis' && !env.REDIS_URL) throw new Error('RATE_LIMIT_STORE=redis needs REDIS_URL');
   if (value === 'postgres' && !env.DATABASE_URL) throw new Error('RATE_LIMIT_STORE=postgres needs DATABASE_URL');
   return value as SharedStoreKind;
+}
+
+/** The shortest ADMIN_TOKEN accepted: as many characters as the 24 random bytes of a generated token take in base64url. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
+function adminTokenSetting(value: string | undefined): string | undefined {
+  const token = value?.trim();
+  if (!token) return undefined;
+  if (token.length < MIN_ADMIN_TOKEN_LENGTH || /\s/.test(token)) throw new Error(`ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters without spaces (for example: node -e "console.log(crypto.randomBytes(24).toString('base64url'))")`);
+  return token;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -167,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     dpop: { requireNonce: flag(env.DPOP_REQUIRE_NONCE, false), iatWindowSeconds: integer(env.DPOP_IAT_WINDOW_SECONDS, 60) },
     credentialCacheMs: integer(env.CREDENTIAL_CACHE_MS, 2000),
     adminTokenFile: env.ADMIN_TOKEN_FILE ?? join(dataDir, 'admin-token'),
+    adminToken: adminTokenSetting(env.ADMIN_TOKEN),
     corsAllowedOrigins: allowedOriginsSetting(env),
   };
 }

@@ -5,7 +5,7 @@
  * listener.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -69,12 +69,25 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/**
+ * The token in `file`, made on first start: written whole to a file of its own, then linked into
+ * place, which fails if the file exists. Gateways starting at once on one data directory so all
+ * end up with the token the first of them linked, and none reads a half-written file.
+ */
 function readOrCreateAdminToken(file: string): string {
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dirname(file), { recursive: true });
-  const token = `adm_${randomBytes(24).toString('base64url')}`;
-  writeFileSync(file, token, { mode: 0o600 });
-  return token;
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    const written = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    writeFileSync(written, `adm_${randomBytes(24).toString('base64url')}`, { mode: 0o600 });
+    try {
+      linkSync(written, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(written, { force: true });
+    }
+  }
+  return readFileSync(file, 'utf8').trim();
 }
 
 export async function startGateway(config: GatewayConfig, logger: Logger = createLogger('gateway')): Promise<Gateway> {
@@ -234,7 +247,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   // CORS around everything the listener answers, so errors carry it too (cors.ts).
   const root = withCors(withSideRoutes(app, { '/docs': docs, [HEALTH_PATH]: stores.health }), config.corsAllowedOrigins);
 
-  const adminToken = readOrCreateAdminToken(config.adminTokenFile);
+  const adminToken = config.adminToken ?? readOrCreateAdminToken(config.adminTokenFile);
   const lookupKeys = config.assertionPublicKeys ? await AssertionKeySet.open(config.assertionPublicKeys, logger, signingKey ? [signingKey.publicJwk] : []) : undefined;
   const adminApp = createAdminApp({
     store,

@@ -82,6 +82,19 @@ describe('the admin command finds the stack from its data directory', { timeout:
     expect(run.stderr).toContain(`cannot reach the gateway's admin API at ${deadUrl} (ADMIN_URL)`);
   });
 
+  it('--url names the gateway, over ADMIN_URL and the recorded one', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadUrl = `http://127.0.0.1:${(closed.address() as { port: number }).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const run = await admin(['issue', '--url', deadUrl], { ...env, ADMIN_URL: harness.gateway.adminUrl });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`cannot reach the gateway's admin API at ${deadUrl} (--url)`);
+    const named = await admin(['issue', '--url', `${harness.gateway.adminUrl}/`], { ...env, ADMIN_URL: deadUrl });
+    expect(named.code, named.stderr).toBe(0);
+    expectUsageError(await admin(['issue', '--url', 'not a url'], env), /--url \/ ADMIN_URL must be a URL/);
+  });
+
   it('without a recorded listener it sends the token nowhere and says how to start one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gateway-admin-cli-'));
     try {

@@ -96,6 +96,44 @@ export interface Stack {
   close(): Promise<void>;
 }
 
+/** The admin API of one gateway (its admin listener's URL and the admin token): what Stack offers, for a gateway started some other way. */
+export interface AdminClient {
+  admin<T = Record<string, unknown>>(path: string, body: unknown): Promise<T>;
+  /** A credential through POST /admin/credentials (kind, scopes, dpop_jkt, agent_id, sandbox...). */
+  issue(kind: CredentialKind, options?: Record<string, unknown>): Promise<IssuedCredential>;
+  /** The organization and project the gateway seeded ("Development"). */
+  defaults(): Promise<{ organization_id: string; project_id: string }>;
+  /** A new agent in the default organization. */
+  createAgent(): Promise<{ id: string; did: string }>;
+}
+
+export function adminClient(adminUrl: string, adminToken: string): AdminClient {
+  const admin = async <T>(path: string, body: unknown): Promise<T> => {
+    const response = await fetch(adminUrl + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const json = (await response.json()) as T;
+    if (!response.ok) throw new Error(`admin ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const defaults = async () => {
+    const response = await fetch(`${adminUrl}/admin/defaults`, { headers: { authorization: `Bearer ${adminToken}` } });
+    if (!response.ok) throw new Error(`admin /admin/defaults: ${response.status}`);
+    return (await response.json()) as { organization_id: string; project_id: string };
+  };
+  return {
+    admin,
+    defaults,
+    issue: (kind, extra = {}) => admin<IssuedCredential>('/admin/credentials', { kind, ...extra }),
+    async createAgent() {
+      const { organization_id } = await defaults();
+      return admin<{ id: string; did: string }>('/admin/agents', { organization_id });
+    },
+  };
+}
+
 /** A port nothing listens on right now, on 127.0.0.1. */
 export async function freePort(): Promise<number> {
   return (await freePorts(1))[0]!;
@@ -222,20 +260,7 @@ async function startStackOnce(options: StackOptions, mindsPort: number): Promise
   }
   gateway.probe.invalidate();
 
-  const admin = async <T>(path: string, body: unknown): Promise<T> => {
-    const response = await fetch(gateway.adminUrl + path, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${gateway.adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const json = (await response.json()) as T;
-    if (!response.ok) throw new Error(`admin ${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-  const defaults = async () => {
-    const response = await fetch(`${gateway.adminUrl}/admin/defaults`, { headers: { authorization: `Bearer ${gateway.adminToken}` } });
-    return (await response.json()) as { organization_id: string; project_id: string };
-  };
+  const { admin, issue, createAgent } = adminClient(gateway.adminUrl, gateway.adminToken);
 
   return {
     url: gateway.url,
@@ -246,11 +271,8 @@ async function startStackOnce(options: StackOptions, mindsPort: number): Promise
     topology,
     schemas: databaseUrl ? schemas : null,
     admin,
-    issue: (kind, extra = {}) => admin<IssuedCredential>('/admin/credentials', { kind, ...extra }),
-    async createAgent() {
-      const { organization_id } = await defaults();
-      return admin<{ id: string; did: string }>('/admin/agents', { organization_id });
-    },
+    issue,
+    createAgent,
     stopMinds: () => closeMinds(),
     async close() {
       await closeMinds();

@@ -24,6 +24,12 @@ export async function openPostgres(options: OpenDatabaseOptions, url: string): P
   // An idle pooled connection that breaks (server restart, network) is dropped by the pool and
   // replaced on next use; without a listener the 'error' event would crash the process.
   pool.on('error', (error) => process.emitWarning(`idle PostgreSQL connection lost: ${error.message}`));
+  // A new connection is handed to its caller while the read that completed it is still being
+  // parsed: an error later in that read (the backend terminated as it started) reaches the client
+  // after the pool removed its idle listener and before the caller attached its own (watchClient),
+  // and an 'error' event with no listener ends the process. This one is always there; the error
+  // also marks the connection unusable, so its statement fails as unavailable and the pool drops it.
+  pool.on('connect', (client) => client.on('error', () => {}));
   try {
     await migrateLocked(pool, options);
   } catch (error) {

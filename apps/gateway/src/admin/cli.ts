@@ -16,7 +16,9 @@
  *
  * Where: the data directory (DATA_DIR, default the repository's ./data, as npm start)
  * holds the admin token (admin-token; ADMIN_TOKEN_FILE or ADMIN_TOKEN override) and
- * the running gateway's admin listener (admin-url, written at start; ADMIN_URL overrides).
+ * the running gateway's admin listener (admin-url, written at start). --url <admin URL>
+ * (or ADMIN_URL) names the gateway instead: any gateway of a deployment whose gateways
+ * share one admin token (ADMIN_TOKEN) and one database answers alike.
  * Exit codes: 0 done, 1 the admin API refused or did not answer, 2 a usage error.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -51,6 +53,7 @@ const options = {
   'expires-in': { type: 'string' },
   'selection-expires-in': { type: 'string' },
   name: { type: 'string' },
+  url: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -141,13 +144,15 @@ const request = requestOf();
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 const dataDir = resolve(process.env.DATA_DIR ?? join(repoRoot, 'data'));
 const tokenFile = resolve(process.env.ADMIN_TOKEN_FILE ?? join(dataDir, 'admin-token'));
-const adminToken = process.env.ADMIN_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined);
+const adminToken = process.env.ADMIN_TOKEN?.trim() || (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined);
 if (!adminToken) fail(1, `no admin token: ${tokenFile} does not exist. Start the stack (npm start) with this DATA_DIR, or set ADMIN_TOKEN.`);
 const urlFile = adminUrlFile(tokenFile);
 const recordedUrl = existsSync(urlFile) ? readFileSync(urlFile, 'utf8').trim() : undefined;
-// Never a default port: the token goes only where this data directory's gateway said it listens.
-const adminUrl = (process.env.ADMIN_URL || recordedUrl)?.replace(/\/+$/, '');
-if (!adminUrl) fail(1, `no running gateway found: ${urlFile} does not exist (a running gateway writes it). Start the stack (npm start), or set ADMIN_URL.`);
+// Never a default port: the token goes only where it was named, or where this data directory's gateway said it listens.
+const namedUrl = values.url ?? (process.env.ADMIN_URL || undefined);
+const adminUrl = (namedUrl ?? recordedUrl)?.replace(/\/+$/, '');
+if (!adminUrl) fail(1, `no running gateway found: ${urlFile} does not exist (a running gateway writes it). Start the stack (npm start), or name a gateway's admin listener with --url or ADMIN_URL.`);
+if (namedUrl !== undefined && !URL.canParse(adminUrl)) fail(2, `--url / ADMIN_URL must be a URL such as http://127.0.0.1:8081; got ${namedUrl}`);
 
 let response: Response;
 try {
@@ -157,7 +162,7 @@ try {
     body: JSON.stringify(request.body),
   });
 } catch {
-  fail(1, `cannot reach the gateway's admin API at ${adminUrl}${process.env.ADMIN_URL ? ' (ADMIN_URL)' : ` (from ${urlFile})`}: is the stack running (npm start)?`);
+  fail(1, `cannot reach the gateway's admin API at ${adminUrl}${values.url !== undefined ? ' (--url)' : process.env.ADMIN_URL ? ' (ADMIN_URL)' : ` (from ${urlFile})`}: is the stack running (npm start)?`);
 }
 const text = await response.text();
 if (!response.ok) {

@@ -1,0 +1,97 @@
+/**
+ * Plain HTTP against a deployment's gateways, so that a test sees exactly what a caller sees. Paths
+ * are written out as the interface gives them: a test checks the contract from outside.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AdminClient, IssuedCredential } from '@gateway-minds/testkit';
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** One request through the gateway at `baseUrl`, with `token` as its bearer (none if null). */
+export async function call(baseUrl: string, token: string | null, method: string, path: string, options: CallOptions = {}): Promise<Answer> {
+  const response = await fetch(baseUrl + path, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+    },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/**
+ * A signed-in session (a bridge_session of the development organization, issued through the admin
+ * API) that takes a new credential every `budget` calls: the deployment's per-credential rate
+ * limit is small, so that the rate-limit test can reach it, and no other test may meet it.
+ */
+export class Session {
+  #credential: Promise<IssuedCredential> | undefined;
+  #used = 0;
+
+  constructor(
+    private readonly admin: AdminClient,
+    private readonly budget: number,
+    /** Where its credentials are issued (organization_id, project_id); the development organization by default. */
+    private readonly issueOptions: Record<string, unknown> = {},
+  ) {}
+
+  /** The credential of the next call (counted). */
+  async token(): Promise<string> {
+    if (!this.#credential || this.#used >= this.budget) {
+      this.#credential = this.admin.issue('bridge_session', this.issueOptions);
+      this.#used = 0;
+    }
+    this.#used++;
+    return (await this.#credential).token;
+  }
+
+  async call(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<Answer> {
+    return call(baseUrl, await this.token(), method, path, options);
+  }
+}
+
+export const newKey = () => randomUUID();
+
+/** The creation context a create asserts: the fingerprint from the list result. */
+export async function creationContext(session: Session, baseUrl: string): Promise<string> {
+  const list = await session.call(baseUrl, 'GET', '/v1/minds/services');
+  if (list.status !== 200) throw new Error(`listMinds: ${list.status} ${JSON.stringify(list.body)}`);
+  return list.body.context_sha256 as string;
+}
+
+export async function createMind(session: Session, baseUrl: string, name: string, key = newKey(), context?: string): Promise<Answer> {
+  return session.call(baseUrl, 'POST', '/v1/minds/services', {
+    body: { name },
+    headers: { 'idempotency-key': key, 'x-platform-minds-creation-context': context ?? (await creationContext(session, baseUrl)) },
+  });
+}
+
+/** Waits until the Mind's owned read says `status` (checked every 100 ms, for up to 20 s). */
+export async function waitForStatus(session: Session, baseUrl: string, mindId: string, status: string): Promise<any> {
+  let last: Answer | undefined;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    last = await session.call(baseUrl, 'GET', `/v1/minds/services/${mindId}`);
+    if (last.body?.status === status) return last.body;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`Mind ${mindId} not ${status} in time: ${JSON.stringify(last?.body)}`);
+}
+
+/** Creates a Mind through the gateway at `baseUrl` and waits for it to be ready. */
+export async function readyMind(session: Session, baseUrl: string, name: string): Promise<any> {
+  const created = await createMind(session, baseUrl, name);
+  if (created.status !== 202) throw new Error(`createMind: ${created.status} ${JSON.stringify(created.body)}`);
+  return waitForStatus(session, baseUrl, created.body.mind_id, 'ready');
+}
