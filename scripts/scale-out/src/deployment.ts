@@ -10,8 +10,8 @@
  * ASSERTION_PUBLIC_KEY_FILE), the admin token (ADMIN_TOKEN) and the rate-limit store
  * (RATE_LIMIT_STORE=postgres); with `redisUrl`, Redis (REDIS_URL).
  *
- * Which replicas a gateway forwards to and which gateway a Minds process asks for agents:
- * `upstreamSettings`, the one place that says it.
+ * Every gateway forwards to every Minds process (MINDS_URL, a list) and every Minds process asks
+ * every gateway for agents (IAM_INTERNAL_URL, a list): no load balancer in between.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -49,22 +49,11 @@ export interface DeploymentOptions {
    * credentials, fresh proofs).
    */
   redisUrl?: string;
-  /**
-   * Whether MINDS_URL and IAM_INTERNAL_URL list every replica (comma-separated), so that each
-   * gateway reaches both Minds processes and each Minds process both gateways. Off, gateway A
-   * forwards to Minds A and gateway B to Minds B, and each Minds process asks its own gateway.
-   */
-  replicaLists?: boolean;
 }
 
-/**
- * MINDS_URL of gateway `index` and IAM_INTERNAL_URL of Minds process `index`: its own partner, or
- * every replica when the services take a list.
- */
-export function upstreamSettings(index: number, urls: { minds: string[]; gatewayAdmin: string[] }, replicaLists: boolean): { MINDS_URL: string; IAM_INTERNAL_URL: string } {
-  return replicaLists
-    ? { MINDS_URL: urls.minds.join(','), IAM_INTERNAL_URL: urls.gatewayAdmin.join(',') }
-    : { MINDS_URL: urls.minds[index]!, IAM_INTERNAL_URL: urls.gatewayAdmin[index]! };
+/** MINDS_URL of every gateway and IAM_INTERNAL_URL of every Minds process: every replica of the other kind. */
+export function upstreamSettings(urls: { minds: string[]; gatewayAdmin: string[] }): { MINDS_URL: string; IAM_INTERNAL_URL: string } {
+  return { MINDS_URL: urls.minds.join(','), IAM_INTERNAL_URL: urls.gatewayAdmin.join(',') };
 }
 
 /** One process of the deployment: started from its entry point, killed and started again on the same port and settings. */
@@ -195,7 +184,7 @@ export async function startDeployment(databaseUrl: string, options: DeploymentOp
         return dir;
       };
       const gateways = replicaNames.map((replica, index) => {
-        const { MINDS_URL } = upstreamSettings(index, urls, options.replicaLists ?? false);
+        const { MINDS_URL } = upstreamSettings(urls);
         return new ServiceProcess(`gateway ${replica.toUpperCase()}`, mainOf('@gateway-minds/gateway'), urls.gateway[index]!, {
           ...baseEnv,
           PORT: String(ports[index]),
@@ -208,12 +197,15 @@ export async function startDeployment(databaseUrl: string, options: DeploymentOp
           RATE_LIMIT_STORE: 'postgres',
           ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
           // The reference site is the deployment's one public address: gateway A's here.
+          // One public address for the deployment, as behind one host name: a DPoP proof names it (htu)
+          // whichever gateway takes the request.
+          PUBLIC_BASE_URL: urls.gateway[0]!,
           DOCS_BASE_URL: `${urls.gateway[0]}/docs`,
           ...options.gatewayEnv,
         }, operationPath('gateway_listErrors'));
       });
       const minds = replicaNames.map((replica, index) => {
-        const { IAM_INTERNAL_URL } = upstreamSettings(index, urls, options.replicaLists ?? false);
+        const { IAM_INTERNAL_URL } = upstreamSettings(urls);
         return new ServiceProcess(`Minds ${replica.toUpperCase()}`, mainOf('@gateway-minds/minds'), urls.minds[index]!, {
           ...baseEnv,
           PORT: String(ports[index + 4]),
