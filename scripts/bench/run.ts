@@ -402,6 +402,8 @@ function withSectionsNotRun(fresh: string, previous: string): string {
     pipeline: ['## The build pipeline'],
     startup: ['## Start-up', '## `npm start`'],
     'dev-loop': ['## Save to visible'],
+    // Written by `npm run bench:controller` (controller.ts), never by this run: always kept.
+    controller: ['## Controller under load'],
   };
   const sectionOf = (block: string) => Object.keys(headings).find((name) => headings[name]!.some((prefix) => block.startsWith(prefix)));
   const blocks = (text: string) => text.split(/\n(?=## )/).slice(1);
