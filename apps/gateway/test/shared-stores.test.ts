@@ -96,6 +96,18 @@ async function expectDpopSharedBetween(a: Harness, b: Harness): Promise<void> {
   }
 }
 
+/** A whoami with `token` through `h`'s gateway: its status and error code. */
+async function whoamiOf(h: Harness, token: string): Promise<{ status: number; code: string | undefined }> {
+  const answer = await send(h.gateway.url, 'GET', '/v1/whoami', { headers: { authorization: `Bearer ${token}` } });
+  return { status: answer.status, code: answer.body?.error?.code as string | undefined };
+}
+
+/** `stores` of a fresh (not cached) GET /v1/status of `h`'s gateway. */
+async function storesInStatusOf(h: Harness): Promise<unknown> {
+  h.gateway.probe.invalidate();
+  return (await send(h.gateway.url, 'GET', '/v1/status')).body.stores;
+}
+
 describe.runIf(databaseUrl)('two gateways on one PostgreSQL (RATE_LIMIT_STORE=postgres)', () => {
   const schema = `gateway_dpop_${randomBytes(4).toString('hex')}`;
   schemas.push(schema);
@@ -190,14 +202,8 @@ describe.runIf(redisUrl)('a gateway whose Redis stalls or goes away', () => {
   const consoleError = vi.spyOn(console, 'error');
   let h: Harness;
   let token: string;
-  const whoami = async () => {
-    const answer = await send(h.gateway.url, 'GET', '/v1/whoami', { headers: { authorization: `Bearer ${token}` } });
-    return { status: answer.status, code: answer.body?.error?.code as string | undefined };
-  };
-  const storesInStatus = async () => {
-    h.gateway.probe.invalidate();
-    return (await send(h.gateway.url, 'GET', '/v1/status')).body.stores;
-  };
+  const whoami = () => whoamiOf(h, token);
+  const storesInStatus = () => storesInStatusOf(h);
   const untilReady = async () => {
     for (let attempt = 0; attempt < 100; attempt++) {
       if ((await send(h.gateway.url, 'GET', '/healthz')).status === 200) return;
@@ -268,14 +274,8 @@ describe.runIf(databaseUrl)('a gateway whose PostgreSQL store stalls or goes awa
   schemas.push(schema);
   let h: Harness;
   let token: string;
-  const whoami = async () => {
-    const answer = await send(h.gateway.url, 'GET', '/v1/whoami', { headers: { authorization: `Bearer ${token}` } });
-    return { status: answer.status, code: answer.body?.error?.code as string | undefined };
-  };
-  const storesInStatus = async () => {
-    h.gateway.probe.invalidate();
-    return (await send(h.gateway.url, 'GET', '/v1/status')).body.stores;
-  };
+  const whoami = () => whoamiOf(h, token);
+  const storesInStatus = () => storesInStatusOf(h);
 
   beforeAll(async () => {
     await proxy.forward();

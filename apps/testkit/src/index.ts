@@ -34,6 +34,7 @@ import type { MindsService } from '@gateway-minds/minds';
 import { assertionKeyFiles, ensureAssertionKeys, type Connector, type CredentialKind, type Logger } from '@gateway-minds/service-kit';
 
 export { pgliteTemplate };
+export { call, type Answer, type CallOptions } from './http.js';
 
 export interface IssuedCredential {
   id: string;

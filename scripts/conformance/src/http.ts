@@ -1,33 +1,16 @@
 /** Plain HTTP against the stack, so that a test sees exactly what a caller sees: status, headers, body. */
 import { randomUUID } from 'node:crypto';
+import { call as callOnce, type Answer, type CallOptions as OnceOptions } from '@gateway-minds/testkit';
 
-export interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-}
+export type { Answer };
 
-export interface CallOptions {
-  body?: unknown;
-  headers?: Record<string, string>;
+export interface CallOptions extends OnceOptions {
+  /** This request's bearer instead of the caller's (null: none). */
   token?: string | null;
 }
 
 export function caller(baseUrl: string, token: string | null) {
-  return async function call(method: string, path: string, options: CallOptions = {}): Promise<Answer> {
-    const bearer = options.token === undefined ? token : options.token;
-    const response = await fetch(baseUrl + path, {
-      method,
-      headers: {
-        ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
-        ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...options.headers,
-      },
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    });
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
-  };
+  return (method: string, path: string, options: CallOptions = {}): Promise<Answer> => callOnce(baseUrl, options.token === undefined ? token : options.token, method, path, options);
 }
 
 export type Call = ReturnType<typeof caller>;

@@ -3,33 +3,9 @@
  * are written out as the interface gives them: a test checks the contract from outside.
  */
 import { randomUUID } from 'node:crypto';
-import type { AdminClient, IssuedCredential } from '@gateway-minds/testkit';
+import { call, type AdminClient, type Answer, type CallOptions, type IssuedCredential } from '@gateway-minds/testkit';
 
-export interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
-export interface CallOptions {
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-
-/** One request through the gateway at `baseUrl`, with `token` as its bearer (none if null). */
-export async function call(baseUrl: string, token: string | null, method: string, path: string, options: CallOptions = {}): Promise<Answer> {
-  const response = await fetch(baseUrl + path, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...options.headers,
-    },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
-}
+export { call, type Answer, type CallOptions } from '@gateway-minds/testkit';
 
 /**
  * A signed-in session (a bridge_session of the development organization, issued through the admin
