@@ -115,9 +115,10 @@ export function compileRequestValidation(document: OpenApiDocument): CompiledReq
     const reservedAllowed = new Set<string>();
     for (const parameter of parameters) {
       const p = parameter as OpenApiParameter & { content?: unknown; style?: string; explode?: boolean; allowReserved?: boolean; allowEmptyValue?: boolean };
-      // As the validator's normalizeParameter: a schema that is a $ref is the referenced schema,
-      // keywords beside the $ref ignored (a `default` there is not applied).
-      const schema = deref(p.schema) as JsonSchema | undefined;
+      // A schema that is a $ref is the referenced schema with the keywords beside the $ref applied
+      // too (OpenAPI 3.1; the validator is given them as allOf, service-app.ts refSiblingsAsAllOf).
+      const { $ref: _ref, ...besideRef } = (p.schema ?? {}) as JsonSchema;
+      const schema = (p.schema ? { ...deref(p.schema), ...besideRef } : undefined) as JsonSchema | undefined;
       // Only scalar parameters in their default style are modelled; the rest is the validator's.
       const defaultStyle = p.in === 'query' ? 'form' : 'simple';
       if (!schema || p.content || p.in === 'cookie' || p.allowEmptyValue) return null;

@@ -108,26 +108,34 @@ function documentFor(operations: readonly OperationFacts[]): OpenApiDocument {
   }
   // The validator prepares every schema of the document at start-up; the gateway's own six operations use a fraction.
   pruneUnreachableComponents(copy);
-  refSiblingsAsAllOf(copy);
   return copy;
 }
 
 /**
- * OpenAPI 3.1 applies the keywords written beside a schema's `$ref` (the usage window's `maxLength`
- * beside its DateTime), but express-openapi-validator drops them on a parameter's schema. Written
- * as `allOf`, the same schema in JSON Schema's terms, it applies both, as the mocks do.
+ * `document` for express-openapi-validator. OpenAPI 3.1 applies the keywords written beside a
+ * schema's `$ref` (the usage window's `maxLength` beside its DateTime), but that validator drops
+ * them on a parameter's schema; written as `allOf`, the same schema in JSON Schema's terms, it
+ * applies both, as the compiled validators and the mocks do. Only the parameter lists are copied.
  */
-function refSiblingsAsAllOf(document: OpenApiDocument): void {
-  const parameters = [
-    ...Object.values(document.paths).flatMap((item) => [...(item.parameters ?? []), ...(['get', 'put', 'post', 'delete', 'patch'] as const).flatMap((m) => item[m]?.parameters ?? [])]),
-    ...Object.values(document.components?.parameters ?? {}),
-  ] as { schema?: Record<string, unknown> }[];
-  for (const parameter of parameters) {
-    const schema = parameter.schema;
-    if (!schema || typeof schema.$ref !== 'string' || Object.keys(schema).length === 1) continue;
-    const { $ref, ...siblings } = schema;
-    parameter.schema = { allOf: [{ $ref }], ...siblings };
-  }
+function refSiblingsAsAllOf(document: OpenApiDocument): OpenApiDocument {
+  type Parameter = { schema?: Record<string, unknown> };
+  const rewrite = (parameters: Parameter[]) =>
+    parameters.map((parameter) => {
+      const schema = parameter.schema;
+      if (!schema || typeof schema.$ref !== 'string' || Object.keys(schema).length === 1) return parameter;
+      const { $ref, ...siblings } = schema;
+      return { ...parameter, schema: { allOf: [{ $ref }], ...siblings } };
+    });
+  const withParameters = <T extends { parameters?: unknown }>(node: T): T => (node.parameters ? { ...node, parameters: rewrite(node.parameters as Parameter[]) } : node);
+  const paths = Object.fromEntries(
+    Object.entries(document.paths).map(([path, item]) => {
+      const methods = (['get', 'put', 'post', 'delete', 'patch'] as const).filter((m) => item[m]).map((m) => [m, withParameters(item[m]!)]);
+      return [path, { ...withParameters(item), ...Object.fromEntries(methods) }];
+    }),
+  );
+  const parameters = document.components?.parameters;
+  const components = parameters ? { ...document.components, parameters: Object.fromEntries(Object.entries(parameters).map(([name, p]) => [name, rewrite([p as Parameter])[0]])) } : document.components;
+  return { ...document, paths, components } as OpenApiDocument;
 }
 
 /**
@@ -321,7 +329,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   };
 
   const validatorOptions = {
-    apiSpec: document as never,
+    apiSpec: refSiblingsAsAllOf(document) as never,
     validateApiSpec: false,
     // Full format checks: a date-time must be a real date (no February 30th, no hour 25).
     validateFormats: true,

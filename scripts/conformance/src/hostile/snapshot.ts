@@ -7,7 +7,8 @@
  * the gateway's `request_counts` (usage counting: every answered request is
  * counted, refused ones included; checked separately for server errors) and
  * the Minds controller's bookkeeping, which its loop rewrites every few
- * seconds for a running Mind (lease, heartbeat, CPU telemetry), and the
+ * seconds for a running Mind (lease, heartbeat, CPU telemetry, when it is next
+ * due and in which lane), and the
  * Mind's `updated_at`, which that loop also moves at every heartbeat although
  * nothing changed (the controller compares the host's capacity object with
  * the jsonb one by JSON text, and jsonb reorders keys: reported as a bug).
@@ -21,7 +22,7 @@ export type Snapshot = Record<string, string[]>;
 
 export const IGNORED_TABLES = new Set(['request_counts', 'mind_telemetry']);
 export const IGNORED_COLUMNS: Record<string, string[]> = {
-  minds: ['lease_owner', 'lease_until', 'host_reported_at', 'telemetry_through', 'telemetry_cpu_total', 'updated_at'],
+  minds: ['lease_owner', 'lease_until', 'host_reported_at', 'telemetry_through', 'telemetry_cpu_total', 'updated_at', 'due_at', 'due_lane'],
 };
 
 export async function tablesOf(db: Queryable, schema: string): Promise<string[]> {
