@@ -72,7 +72,7 @@ describe.runIf(databaseUrl)('two gateways and two Minds processes on one Postgre
     await deployment?.close();
   });
 
-  it('the admin command against gateway A and against gateway B with the one deployment token: what one creates, the other sees (DECISIONS "Identity and administration": one admin token per deployment, --url names the gateway)', async () => {
+  it('the admin command against gateway A and against gateway B with the one deployment token: what one creates, the other sees (DECISIONS "Administration of several gateways": one admin token per deployment, --url names the gateway)', async () => {
     const [adminA, adminB] = deployment.gatewayAdminUrls as [string, string];
     const token = { ADMIN_TOKEN: deployment.adminToken };
     // Gateway A found from its data directory (the admin-url it wrote), gateway B named.
