@@ -20,7 +20,8 @@ interface VitestReport {
   numFailedTests: number;
   numPendingTests: number;
   numTodoTests: number;
-  testResults: { name: string; startTime: number; endTime: number; status: string }[];
+  success: boolean;
+  testResults: { name: string; startTime: number; endTime: number; status: string; message?: string }[];
 }
 
 const root = join(import.meta.dirname, '..');
@@ -58,6 +59,8 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const perPackage: string[] = [];
+/** Runs that failed with no failed test (a hook, an unhandled error): the one line CI shows would hide them. */
+const failedOutsideTests: string[] = [];
 const files: { name: string; ms: number }[] = [];
 for (const dir of workspaces) {
   for (const reportName of reportNames) {
@@ -67,6 +70,11 @@ for (const dir of workspaces) {
     passed += r.numPassedTests;
     failed += r.numFailedTests;
     skipped += r.numPendingTests + r.numTodoTests;
+    if (!r.success && r.numFailedTests === 0) {
+      const reasons = r.testResults.filter((file) => file.status === 'failed').map((file) => `    ${relative(root, file.name)}: ${(file.message ?? '').split('\n')[0]}`);
+      failedOutsideTests.push(`  ${relative(root, dir)} (${reportName}): failed outside any test (a hook, an unhandled error or a clean-up)${reasons.length ? `\n${reasons.join('\n')}` : ''}`);
+      tiersFailed = true;
+    }
     perPackage.push(`  ${relative(root, dir)}${reportName === 'vitest.json' ? '' : ' (end-to-end)'}: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);
     // Type tests are compiled together, by one tsc: their files carry no time of their own.
     for (const file of r.testResults) if (file.endTime > file.startTime) files.push({ name: relative(root, file.name), ms: file.endTime - file.startTime });
@@ -77,6 +85,7 @@ const slowest = files.sort((a, b) => b.ms - a.ms).slice(0, 10);
 console.log(`\nWall time by tier:\n${timings.join('\n')}`);
 console.log(`\nSlowest test files:\n${slowest.map((f) => `  ${seconds(f.ms).padStart(7)}  ${f.name}`).join('\n')}`);
 console.log(`\n${perPackage.join('\n')}`);
+if (failedOutsideTests.length) console.log(`\n${failedOutsideTests.join('\n')}`);
 console.log(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(tiersFailed || failed > 0 || passed === 0 ? 1 : 0);
 

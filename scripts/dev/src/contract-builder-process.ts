@@ -72,8 +72,14 @@ export class ContractBuilderProcess {
     return (await this.ask({ restore: name })).restored === true;
   }
 
-  close(): void {
-    if (this.child.connected) this.child.disconnect();
-    this.child.kill();
+  /** Stops the builder and waits until it has exited. */
+  close(): Promise<void> {
+    const child = this.child;
+    if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      child.once('exit', () => resolve());
+      if (child.connected) child.disconnect();
+      child.kill();
+    });
   }
 }

@@ -291,9 +291,9 @@ async function stopAll(): Promise<void> {
   stopping = true;
   say('stopping ...');
   for (const run of background) run.cancel();
-  await Promise.allSettled([contractWatcher.close(), sourceWatcher.close(), stack.stop(), docs.close()]);
-  mock.stop();
-  builder.close();
+  // Exits once everything it started has: a turbo task still writing after Ctrl-C would race
+  // whatever the author does next with the tree (and a test's clean-up of its scratch copy).
+  await Promise.allSettled([contractWatcher.close(), sourceWatcher.close(), stack.stop(), docs.close(), mock.stop(), builder.close(), ...background.map((run) => run.done)]);
   process.exit(0);
 }
 process.once('SIGINT', () => void stopAll());

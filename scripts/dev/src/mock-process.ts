@@ -68,7 +68,13 @@ export class MockProcess {
     });
   }
 
-  stop(): void {
-    this.child?.kill('SIGTERM');
+  /** Stops Prism and waits until it has exited. */
+  stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
   }
 }

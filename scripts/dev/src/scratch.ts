@@ -48,7 +48,8 @@ export function scratchRepository(prefix = 'gateway-minds-scratch-'): ScratchRep
   git('init', '-q');
   git('add', '-A');
   git('-c', 'user.name=scratch', '-c', 'user.email=scratch@test.invalid', 'commit', '-qm', 'scratch copy');
-  return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
+  // Retried: a process that has just exited may have left a file being written a moment ago.
+  return { root, remove: () => rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }) };
 }
 
 /**
