@@ -52,6 +52,19 @@ async function run(name: string, baseUrl: string, token: string, notFoundHeaders
 /** The shape each way must share: everything but the identifiers list the walk collected. */
 const comparable = ({ mindIds: _ids, ...rest }: Record<string, unknown>) => shapeOf(rest);
 
+/**
+ * `expected` with each list that is empty in `actual` emptied too: an empty list is a list of any
+ * shape (the real stack on its embedded default has no shared stores for /v1/status to list, where
+ * the examples show one), so only lists with items on both sides are compared item by item.
+ */
+function emptiedWhereEmpty(expected: unknown, actual: unknown): unknown {
+  if (Array.isArray(expected) && Array.isArray(actual)) return actual.length === 0 ? [] : expected.map((item, i) => emptiedWhereEmpty(item, actual[i]));
+  if (expected && actual && typeof expected === 'object' && typeof actual === 'object') {
+    return Object.fromEntries(Object.entries(expected).map(([key, value]) => [key, emptiedWhereEmpty(value, (actual as Record<string, unknown>)[key])]));
+  }
+  return expected;
+}
+
 describe('the read scenario, three ways', () => {
   it('against the MSW handlers (msw/node): every answer validates', async () => {
     await run('msw', mswBaseUrl, 'bs_any', mockNotFound);
@@ -77,7 +90,8 @@ describe('the read scenario, three ways', () => {
 
   it('the three agree on the shape of every result', () => {
     expect(comparable(results.msw!)).toEqual(comparable(results.prism!));
-    expect(comparable(results.real!)).toEqual(comparable(results.msw!));
+    const real = comparable(results.real!);
+    expect(real).toEqual(emptiedWhereEmpty(comparable(results.msw!), real));
   });
 });
 
