@@ -6,6 +6,9 @@ const endToEnd = ['test/publish-anywhere.test.ts', 'test/site.test.ts'];
 
 export default defineConfig({
   test: {
+    // Files share their worker's modules (the contract's compiled validators, the services' apps):
+    // importing them again for every file was a fifth of the suites' CPU time. No suite mocks modules.
+    isolate: false,
     // One real Chromium for the whole file; its start and the Redoc page take seconds on 2 cores.
     testTimeout: 60_000,
     hookTimeout: 60_000,
