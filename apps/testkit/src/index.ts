@@ -108,6 +108,18 @@ export interface AdminClient {
   createAgent(): Promise<{ id: string; did: string }>;
 }
 
+/** An admin call the gateway refused: its status tells a caller whether trying again can help (503). */
+export class AdminRequestError extends Error {
+  constructor(
+    readonly path: string,
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Headers,
+  ) {
+    super(`admin ${path}: ${status} ${JSON.stringify(body)}`);
+  }
+}
+
 export function adminClient(adminUrl: string, adminToken: string): AdminClient {
   const admin = async <T>(path: string, body: unknown): Promise<T> => {
     const response = await fetch(adminUrl + path, {
@@ -116,7 +128,7 @@ export function adminClient(adminUrl: string, adminToken: string): AdminClient {
       body: JSON.stringify(body),
     });
     const json = (await response.json()) as T;
-    if (!response.ok) throw new Error(`admin ${path}: ${response.status} ${JSON.stringify(json)}`);
+    if (!response.ok) throw new AdminRequestError(path, response.status, json, response.headers);
     return json;
   };
   const defaults = async () => {

@@ -20,7 +20,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { throwawayDatabase, type ThrowawayDatabase } from '@gateway-minds/db/testing';
-import { startStack, type Stack } from '@gateway-minds/testkit';
+import { startStack, type AdminRequestError, type Stack } from '@gateway-minds/testkit';
 import { caller, newKey, readyMind, type Answer, type Call } from '../src/http.js';
 
 const databaseUrl = process.env.TEST_DATABASE_URL;
@@ -123,6 +123,9 @@ describe.runIf(databaseUrl)('a database unavailable in each way PostgreSQL can b
     expectUnavailable(await r.getMind(), 'MINDS_UNAVAILABLE');
     expectUnavailable(await r.gatewayUsage(), 'USAGE_UNAVAILABLE');
     expectUnavailable(await r.mindsUsage(), 'MINDS_UNAVAILABLE');
+    // DECISIONS, "Identity and administration": the admin API answers 503 while the database does not answer.
+    const refused = await stack.issue('bridge_session').then(() => undefined, (error: unknown) => error as AdminRequestError);
+    expect({ status: refused?.status, retryAfter: refused?.headers.get('retry-after') }).toEqual({ status: 503, retryAfter: '1' });
 
     await place.admin(restore);
     restore = '';

@@ -3,7 +3,7 @@
  * are written out as the interface gives them: a test checks the contract from outside.
  */
 import { randomUUID } from 'node:crypto';
-import { call, type AdminClient, type Answer, type CallOptions, type IssuedCredential } from '@gateway-minds/testkit';
+import { AdminRequestError, call, type AdminClient, type Answer, type CallOptions, type IssuedCredential } from '@gateway-minds/testkit';
 
 export { call, type Answer, type CallOptions } from '@gateway-minds/testkit';
 
@@ -26,11 +26,26 @@ export class Session {
   /** The credential of the next call (counted). */
   async token(): Promise<string> {
     if (!this.#credential || this.#used >= this.budget) {
-      this.#credential = this.admin.issue('bridge_session', this.issueOptions);
+      this.#credential = this.#issue();
       this.#used = 0;
     }
     this.#used++;
     return (await this.#credential).token;
+  }
+
+  /**
+   * A new credential, asked again while the admin API answers 503: a test that cuts the database
+   * connections keeps its load running through the cut, and the credential is its tool, not what it checks.
+   */
+  async #issue(): Promise<IssuedCredential> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.admin.issue('bridge_session', this.issueOptions);
+      } catch (error) {
+        if (!(error instanceof AdminRequestError && error.status === 503) || attempt === 40) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
   }
 
   async call(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<Answer> {

@@ -8,6 +8,7 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import { credentialSchemes } from '@gateway-minds/contract';
+import { isDatabaseUnavailable } from '@gateway-minds/db';
 import { ASSERTION_HEADER, verifyAssertion, type AssertionVerificationKey, type CredentialKind } from '@gateway-minds/service-kit';
 import type { CredentialStore } from '../iam/credentials.js';
 import { defaultScopes, isJwkThumbprint, JWK_THUMBPRINT_RULE, knownScopes, unknownScopes } from './admin-rules.js';
@@ -166,8 +167,11 @@ export function createAdminApp(deps: AdminDeps) {
   });
 
   const onError: ErrorRequestHandler = (err, _req, res, _next) => {
-    // Local, token-protected tooling: say what went wrong (a foreign key, an unknown agent).
-    const status = err instanceof AdminError ? err.status : 400;
+    // Local, token-protected tooling: say what went wrong (a foreign key, an unknown agent). A
+    // database that does not answer is the server's state, not the request's fault: 503, try again.
+    const unavailable = isDatabaseUnavailable(err);
+    const status = err instanceof AdminError ? err.status : unavailable ? 503 : 400;
+    if (unavailable) res.set('Retry-After', '1');
     if (err instanceof AdminError && err.challenge) res.set('WWW-Authenticate', err.challenge);
     res.status(status).json({ error: err instanceof Error ? err.message : String(err) });
   };
