@@ -286,14 +286,17 @@ await Promise.all([contractWatcher, sourceWatcher].map((watcher) => new Promise<
 say('Watching spec/: save a file to lint it and see it in the stack, the mock and the docs. Ctrl-C stops everything.');
 
 let stopping = false;
+const stopDeadlineMs = 20_000;
 async function stopAll(): Promise<void> {
   if (stopping) return;
   stopping = true;
   say('stopping ...');
   for (const run of background) run.cancel();
   // Exits once everything it started has: a turbo task still writing after Ctrl-C would race
-  // whatever the author does next with the tree (and a test's clean-up of its scratch copy).
-  await Promise.allSettled([contractWatcher.close(), sourceWatcher.close(), stack.stop(), docs.close(), mock.stop(), builder.close(), ...background.map((run) => run.done)]);
+  // whatever the author does next with the tree (and a test's clean-up of its scratch copy). Not
+  // forever, though: a process that ignores SIGTERM must not keep Ctrl-C from working.
+  const stopped = Promise.allSettled([contractWatcher.close(), sourceWatcher.close(), stack.stop(), docs.close(), mock.stop(), builder.close(), ...background.map((run) => run.done)]);
+  await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, stopDeadlineMs).unref())]);
   process.exit(0);
 }
 process.once('SIGINT', () => void stopAll());
