@@ -3,20 +3,15 @@
  *
  * 1. `turbo run lint test`: every workspace's type check and its in-process tests (type tests,
  *    `*.test-d.ts`, included), two workspaces at a time.
- * 2. `turbo run test:e2e --only`, after all of them (which built everything): the files that start
- *    a stack, Prism, Chromium, `npm pack` or a program of their own, two workspaces at a time, the
- *    longest first. Turbo starts ready tasks in an order of its own, and the conformance suite, a
- *    third of the tier, used to start last and run alone at the end; so each workspace is its own
- *    turbo run (cached like any other), taken from a queue longest first by two lanes. "Longest"
- *    is the last run's time where its report is still there, else the number of test files.
+ * 2. `turbo run test:e2e`, after all of them: the files that start a stack, Prism, Chromium,
+ *    `npm pack` or a program of their own, two workspaces at a time.
  *
  * It closes with each tier's wall time, the ten slowest test files, each workspace's count and one
  * line CI reads: "Tests: N passed, N failed, N skipped", summed from every vitest JSON report
  * (`.test-results/vitest.json` for the first tier, `vitest-e2e.json` for the second); turbo
- * interleaves the per-package summaries. Arguments go to both tiers, each then one turbo run
- * (`npm test -- --filter=@gateway-minds/db`).
+ * interleaves the per-package summaries. Arguments go to both turbo runs (`npm test -- --filter=@gateway-minds/db`).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -32,8 +27,8 @@ interface VitestReport {
 const root = join(import.meta.dirname, '..');
 const reportNames = ['vitest.json', 'vitest-e2e.json'];
 const tiers = [
-  { name: 'lint and tests', tasks: ['lint', 'test'], concurrency: 2, lanes: false },
-  { name: 'end-to-end tests', tasks: ['test:e2e'], concurrency: 2, lanes: true },
+  { name: 'lint and tests', tasks: ['lint', 'test'], concurrency: 2 },
+  { name: 'end-to-end tests', tasks: ['test:e2e'], concurrency: 2 },
 ];
 
 const workspaces = ['packages', 'apps', 'scripts'].flatMap((group) => {
@@ -44,58 +39,20 @@ const workspaces = ['packages', 'apps', 'scripts'].flatMap((group) => {
     .filter((dir) => existsSync(join(dir, 'package.json')));
 });
 
-/** The wall time of each workspace's last end-to-end run, from the report it left, before it is removed. */
-const lastRunMs = new Map<string, number>();
-for (const dir of workspaces) {
-  const report = join(dir, '.test-results', 'vitest-e2e.json');
-  if (!existsSync(report)) continue;
-  const { testResults } = JSON.parse(readFileSync(report, 'utf8')) as VitestReport;
-  if (testResults.length) lastRunMs.set(dir, Math.max(...testResults.map((file) => file.endTime)) - Math.min(...testResults.map((file) => file.startTime)));
-}
 // A report left by an earlier run would count tests this run did not run.
 for (const dir of workspaces) for (const name of reportNames) rmSync(join(dir, '.test-results', name), { force: true });
 
 const turbo = join(root, 'node_modules/.bin/turbo');
 const timings: string[] = [];
 let tiersFailed = false;
-const passedArgs = process.argv.slice(2);
 for (const tier of tiers) {
   const started = performance.now();
   // Every task whose dependencies built runs, and both tiers run, failing or not: one run of
   // minutes shows every failure, not the first.
-  const ok = tier.lanes && passedArgs.length === 0 ? await inLanes(tier.tasks, tier.concurrency) : turboRun(['run', ...tier.tasks, `--concurrency=${tier.concurrency}`, '--continue=dependencies-successful', ...passedArgs]);
-  timings.push(`  ${tier.name} (turbo run ${tier.tasks.join(' ')}): ${seconds(performance.now() - started)}${ok ? '' : ' (failed)'}`);
-  if (!ok) tiersFailed = true;
-}
-
-function turboRun(args: string[]): boolean {
-  return spawnSync(turbo, args, { cwd: root, stdio: 'inherit' }).status === 0;
-}
-
-/** Each workspace that has the tier's task as a turbo run of its own, longest first, `lanes` at a time. */
-async function inLanes(tasks: string[], lanes: number): Promise<boolean> {
-  const queue = workspaces
-    .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; scripts?: Record<string, string> } }))
-    .filter(({ manifest }) => tasks.some((task) => manifest.scripts?.[task]))
-    .map(({ dir, manifest }) => ({ name: manifest.name, expectedMs: lastRunMs.get(dir) ?? testFiles(dir) }))
-    .sort((a, b) => b.expectedMs - a.expectedMs || a.name.localeCompare(b.name));
-  let ok = true;
-  const lane = async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      // --only: the first tier built every workspace; a build replayed beside a running test would rewrite its dist/.
-      const args = ['run', ...tasks, `--filter=${next.name}`, '--only', '--continue=dependencies-successful'];
-      const status = await new Promise<number | null>((resolve) => spawn(turbo, args, { cwd: root, stdio: 'inherit' }).once('exit', resolve));
-      if (status !== 0) ok = false;
-    }
-  };
-  await Promise.all(Array.from({ length: lanes }, lane));
-  return ok;
-}
-
-/** How many test files a workspace has: the order of the first run on a fresh clone. */
-function testFiles(dir: string): number {
-  const testDir = join(dir, 'test');
-  return existsSync(testDir) ? readdirSync(testDir, { recursive: true }).filter((file) => /\.test\.ts$/.test(String(file))).length : 0;
+  const args = ['run', ...tier.tasks, `--concurrency=${tier.concurrency}`, '--continue=dependencies-successful', ...process.argv.slice(2)];
+  const run = spawnSync(turbo, args, { cwd: root, stdio: 'inherit' });
+  timings.push(`  ${tier.name} (turbo run ${tier.tasks.join(' ')}): ${seconds(performance.now() - started)}${run.status === 0 ? '' : ' (failed)'}`);
+  if (run.status !== 0) tiersFailed = true;
 }
 
 let passed = 0;
