@@ -4,8 +4,8 @@ import { defineConfig } from 'vitest/config';
 // end-to-end and lives in scripts/conformance.
 export default defineConfig({
   test: {
-    // Files share their worker's modules (the contract's compiled validators, the services' apps):
-    // importing them again for every file was a fifth of the suites' CPU time. No suite mocks modules.
+    // A worker imports each module once, not once per file (a fifth to two fifths of the CPU time of
+    // the suites that start services); so no test mocks a module or counts on fresh module state.
     isolate: false,
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
