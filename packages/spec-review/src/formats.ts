@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve as resolvePath } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair } from 'yaml';
 import { sharedWhere, type Change, type Review, type Severity } from './compare.js';
+import { unescapePointer } from './model.js';
 import { checkOf } from './registry.js';
 
 export interface FlatChange {
@@ -168,7 +169,6 @@ export function createLocator(rootFile: string, relativeTo = process.cwd(), opti
   };
   const lineAt = (loaded: Loaded, offset: number | undefined) => (offset === undefined ? 1 : loaded.lines.linePos(offset).line);
   const lineOf = (loaded: Loaded, node: Node | null) => lineAt(loaded, node?.range?.[0]);
-  const decode = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');
 
   /** `origin[i]` is the index in the original pointer of `segments[i]` (-1 for segments a $ref fragment added). */
   const walk = (file: string, segments: string[], origin: number[], depth: number): Walked | undefined => {
@@ -181,7 +181,7 @@ export function createLocator(rootFile: string, relativeTo = process.cwd(), opti
         const ref = node.get('$ref');
         if (typeof ref === 'string' && !ref.startsWith('#')) {
           const [target, fragment = ''] = ref.split('#');
-          const inner = fragment.split('/').filter(Boolean).map(decode);
+          const inner = fragment.split('/').filter(Boolean).map(unescapePointer);
           return walk(resolvePath(dirname(file), target!), [...inner, ...segments.slice(i)], [...inner.map(() => -1), ...origin.slice(i)], depth + 1) ?? { at: best };
         }
       }
@@ -228,7 +228,7 @@ export function createLocator(rootFile: string, relativeTo = process.cwd(), opti
   };
 
   return (pointer, side = 'head') => {
-    const segments = pointer.split('/').slice(1).map(decode);
+    const segments = pointer.split('/').slice(1).map(unescapePointer);
     const origin = segments.map((_, i) => i);
     let walked = walk(rootFile, segments, origin, 0);
     if (segments[0] === 'components' && segments.length >= 3) {
