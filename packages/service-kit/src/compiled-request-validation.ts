@@ -23,7 +23,7 @@
 import type { Request } from 'express';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { lookupRef, operationParameters, type JsonSchema, type OpenApiDocument, type OpenApiParameter } from '@gateway-minds/contract';
+import { httpMethods, lookupRef, operationParameters, type HttpMethod, type JsonSchema, type OpenApiDocument, type OpenApiParameter } from '@gateway-minds/contract';
 
 type AjvValidate = ValidateFunction;
 
@@ -56,7 +56,6 @@ function formatsIn(node: unknown, into = new Set<string>()): Set<string> {
 
 /** express-openapi-validator's RESERVED_CHARS (req.parameter.mutator): such a value in a query parameter without allowReserved is refused. */
 const RESERVED_CHARS = /[:/?#[\]@!$&'()*+,;=]/;
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 interface CompiledOperation {
   general: AjvValidate;
@@ -92,9 +91,9 @@ export function compileRequestValidation(document: OpenApiDocument): CompiledReq
     return [...componentFormats, ...formatsIn(schemas)].every((format) => known[format] !== undefined);
   };
 
-  const byOperationId = new Map<string, { path: string; method: (typeof METHODS)[number] }>();
+  const byOperationId = new Map<string, { path: string; method: HttpMethod }>();
   for (const [path, item] of Object.entries(doc.paths)) {
-    for (const method of METHODS) {
+    for (const method of httpMethods) {
       const operationId = item[method]?.operationId;
       if (operationId) byOperationId.set(operationId, { path, method });
     }
@@ -117,8 +116,12 @@ export function compileRequestValidation(document: OpenApiDocument): CompiledReq
       const p = parameter as OpenApiParameter & { content?: unknown; style?: string; explode?: boolean; allowReserved?: boolean; allowEmptyValue?: boolean };
       // A schema that is a $ref is the referenced schema with the keywords beside the $ref applied
       // too (OpenAPI 3.1; the validator is given them as allOf, service-app.ts refSiblingsAsAllOf).
-      const { $ref: _ref, ...besideRef } = (p.schema ?? {}) as JsonSchema;
-      const schema = (p.schema ? { ...deref(p.schema), ...besideRef } : undefined) as JsonSchema | undefined;
+      // Merged into one object only where no keyword is on both sides: there allOf would apply
+      // both, and a merge would keep one, so such a parameter is the validator's.
+      const { $ref, ...besideRef } = (p.schema ?? {}) as JsonSchema & { $ref?: string };
+      const referenced = $ref ? (lookupRef(doc, $ref) as JsonSchema) : undefined;
+      if (referenced && Object.keys(besideRef).some((keyword) => keyword in referenced)) return null;
+      const schema = (referenced ? { ...referenced, ...besideRef } : p.schema) as JsonSchema | undefined;
       // Only scalar parameters in their default style are modelled; the rest is the validator's.
       const defaultStyle = p.in === 'query' ? 'form' : 'simple';
       if (!schema || p.content || p.in === 'cookie' || p.allowEmptyValue) return null;

@@ -11,7 +11,7 @@
  */
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { dereference, envelopeLocation, gatewayLimits, illFormedStrings, isJsonContentType, isWellFormedText, pruneUnreachableComponents, refusalIssue, refusalRule, type ErrorCode, type JsonSchema, type OpenApiDocument, type OperationFacts, type RefusalRuleId, unescapeSegment } from '@gateway-minds/contract';
+import { dereference, envelopeLocation, gatewayLimits, httpMethods, illFormedStrings, isJsonContentType, isWellFormedText, pruneUnreachableComponents, refusalIssue, refusalRule, type ErrorCode, type JsonSchema, type OpenApiDocument, type OperationFacts, type RefusalRuleId, unescapeSegment } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
 import { jsonBodyReader } from './body-reader.js';
 import { byteLimitViolations, hasByteLimits } from './byte-limits.js';
@@ -101,10 +101,10 @@ function documentFor(operations: readonly OperationFacts[]): OpenApiDocument {
   const wanted = new Set(operations.map((o) => `${o.method} ${o.path}`));
   const copy = structuredClone(openapiDocument);
   for (const [path, item] of Object.entries(copy.paths)) {
-    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+    for (const method of httpMethods) {
       if (item[method] && !wanted.has(`${method} ${path}`)) delete item[method];
     }
-    if (!(['get', 'put', 'post', 'delete', 'patch'] as const).some((m) => item[m])) delete copy.paths[path];
+    if (!httpMethods.some((m) => item[m])) delete copy.paths[path];
   }
   // The validator prepares every schema of the document at start-up; the gateway's own six operations use a fraction.
   pruneUnreachableComponents(copy);
@@ -129,7 +129,7 @@ function refSiblingsAsAllOf(document: OpenApiDocument): OpenApiDocument {
   const withParameters = <T extends { parameters?: unknown }>(node: T): T => (node.parameters ? { ...node, parameters: rewrite(node.parameters as Parameter[]) } : node);
   const paths = Object.fromEntries(
     Object.entries(document.paths).map(([path, item]) => {
-      const methods = (['get', 'put', 'post', 'delete', 'patch'] as const).filter((m) => item[m]).map((m) => [m, withParameters(item[m]!)]);
+      const methods = httpMethods.filter((m) => item[m]).map((m) => [m, withParameters(item[m]!)]);
       return [path, { ...withParameters(item), ...Object.fromEntries(methods) }];
     }),
   );
@@ -262,7 +262,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   const invalidHeaderCodes = new Map<string, Map<string, ErrorCode>>();
   const dereferenced = dereference(structuredClone(document));
   for (const item of Object.values(dereferenced.paths)) {
-    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+    for (const method of httpMethods) {
       const op = item[method];
       if (!op) continue;
       const schema = op.requestBody?.content?.['application/json']?.schema;
