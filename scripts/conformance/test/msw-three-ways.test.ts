@@ -15,7 +15,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandlers, exampleTable } from '@gateway-minds/msw';
 import { startPrismMock, type PrismMock } from '../src/msw/prism.js';
-import { readScenario, recordingFetch, scenarioOperations, shapeOf, type Exchange } from '@gateway-minds/contract-judge/scenario';
+import { emptiedWhereEmpty, readScenario, recordingFetch, scenarioOperations, shapeOf, type Exchange } from '@gateway-minds/contract-judge/scenario';
 import { specProblems } from '@gateway-minds/contract-judge/spec-check';
 
 const mswBaseUrl = 'http://msw.test';
@@ -51,19 +51,6 @@ async function run(name: string, baseUrl: string, token: string, notFoundHeaders
 
 /** The shape each way must share: everything but the identifiers list the walk collected. */
 const comparable = ({ mindIds: _ids, ...rest }: Record<string, unknown>) => shapeOf(rest);
-
-/**
- * `expected` with each list that is empty in `actual` emptied too: an empty list is a list of any
- * shape (the real stack on its embedded default has no shared stores for /v1/status to list, where
- * the examples show one), so only lists with items on both sides are compared item by item.
- */
-function emptiedWhereEmpty(expected: unknown, actual: unknown): unknown {
-  if (Array.isArray(expected) && Array.isArray(actual)) return actual.length === 0 ? [] : expected.map((item, i) => emptiedWhereEmpty(item, actual[i]));
-  if (expected && actual && typeof expected === 'object' && typeof actual === 'object') {
-    return Object.fromEntries(Object.entries(expected).map(([key, value]) => [key, emptiedWhereEmpty(value, (actual as Record<string, unknown>)[key])]));
-  }
-  return expected;
-}
 
 describe('the read scenario, three ways', () => {
   it('against the MSW handlers (msw/node): every answer validates', async () => {
