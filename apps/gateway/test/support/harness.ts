@@ -78,8 +78,6 @@ export async function startHarness(
   overrides: { env?: Record<string, string>; withKeys?: boolean; upstream?: UpstreamDouble; logger?: Logger } = {},
 ): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
-  // initdb inside PGlite costs seconds of CPU a start; a copy of the machine's template a fraction of one.
-  if (!overrides.env?.DATABASE_URL) cpSync(await pgliteTemplate(), join(dataDir, 'gateway'), { recursive: true });
   const keys = assertionKeyFiles(dataDir);
   if (overrides.withKeys !== false) await ensureAssertionKeys(keys);
   const config = loadConfig({
@@ -93,6 +91,8 @@ export async function startHarness(
     NODE_ENV: 'test',
     ...overrides.env,
   });
+  // initdb inside PGlite costs seconds of CPU a start; a copy of the machine's template a fraction of one.
+  if (!config.databaseUrl) cpSync(await pgliteTemplate(), config.pgliteDir, { recursive: true });
   const gateway = await startGateway(config, overrides.logger);
   const admin = async (path: string, body: unknown) => {
     const response = await fetch(gateway.adminUrl + path, {

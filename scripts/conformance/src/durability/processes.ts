@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { openDatabase, type Database } from '@gateway-minds/db';
 import { loadConfig, startGateway, type Gateway } from '@gateway-minds/gateway';
-import { migrationsDir as mindsMigrations } from '@gateway-minds/minds';
+import { configFromEnv, migrationsDir as mindsMigrations } from '@gateway-minds/minds';
 import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit';
 import { freePort, pgliteTemplate } from '@gateway-minds/testkit';
 
@@ -50,10 +50,10 @@ export interface RunStorage {
 export async function prepareStorage(driver: Driver, label: string): Promise<RunStorage> {
   const dataDir = mkdtempSync(join(tmpdir(), `gateway-minds-${label}-`));
   await ensureAssertionKeys(assertionKeyFiles(dataDir));
-  const mindsPgliteDir = join(dataDir, 'minds');
+  const mindsPgliteDir = configFromEnv({ DATA_DIR: dataDir }).service.dataDir!;
   if (driver === 'pglite') {
     const template = await pgliteTemplate();
-    cpSync(template, join(dataDir, 'gateway'), { recursive: true });
+    cpSync(template, loadConfig({ DATA_DIR: dataDir }).pgliteDir, { recursive: true });
     cpSync(template, mindsPgliteDir, { recursive: true });
     return {
       driver,
