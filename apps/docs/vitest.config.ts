@@ -6,9 +6,7 @@ const endToEnd = ['test/publish-anywhere.test.ts', 'test/site.test.ts'];
 
 export default defineConfig({
   test: {
-    // A worker imports each module once, not once per file (a fifth to two fifths of the CPU time of
-    // the suites that start services); so no test mocks a module or counts on fresh module state.
-    isolate: false,
+    isolate: false, // modules load once per worker, not per file: README "Tests"
     // One real Chromium for the whole file; its start and the Redoc page take seconds on 2 cores.
     testTimeout: 60_000,
     hookTimeout: 60_000,

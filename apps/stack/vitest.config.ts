@@ -6,9 +6,7 @@ const endToEnd = ['test/start.test.ts'];
 
 export default defineConfig({
   test: {
-    // A worker imports each module once, not once per file (a fifth to two fifths of the CPU time of
-    // the suites that start services); so no test mocks a module or counts on fresh module state.
-    isolate: false,
+    isolate: false, // modules load once per worker, not per file: README "Tests"
     // An empty data directory means two PGlite initdb runs: about 9 s on a slow 2-core host.
     testTimeout: 90_000,
     // The two cases share one data directory: the second reopens what the first created.

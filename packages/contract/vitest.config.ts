@@ -6,9 +6,7 @@ const endToEnd = ['test/pipeline.test.ts'];
 
 export default defineConfig({
   test: {
-    // A worker imports each module once, not once per file (a fifth to two fifths of the CPU time of
-    // the suites that start services); so no test mocks a module or counts on fresh module state.
-    isolate: false,
+    isolate: false, // modules load once per worker, not per file: README "Tests"
     projects: [
       { extends: true, test: { name: 'fast', exclude: [...configDefaults.exclude, ...endToEnd], typecheck: { enabled: true } } },
       { extends: true, test: { name: 'e2e', include: endToEnd } },

@@ -6,9 +6,7 @@ const endToEnd = ['test/durability.test.ts', 'test/lock.test.ts'];
 
 export default defineConfig({
   test: {
-    // A worker imports each module once, not once per file (a fifth to two fifths of the CPU time of
-    // the suites that start services); so no test mocks a module or counts on fresh module state.
-    isolate: false,
+    isolate: false, // modules load once per worker, not per file: README "Tests"
     globalSetup: ['test/support/global-setup.ts'],
     // PGlite runs PostgreSQL in WebAssembly: an open takes about half a second (4 s with initdb)
     // on a 2-core machine, and the kill -9 tests wait for real child processes.

@@ -6,9 +6,7 @@ const endToEnd = ['test/bin-filters.test.ts'];
 
 export default defineConfig({
   test: {
-    // A worker imports each module once, not once per file (a fifth to two fifths of the CPU time of
-    // the suites that start services); so no test mocks a module or counts on fresh module state.
-    isolate: false,
+    isolate: false, // modules load once per worker, not per file: README "Tests"
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [

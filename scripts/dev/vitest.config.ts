@@ -6,9 +6,7 @@ const endToEnd = ['test/spec-change.test.ts'];
 
 export default defineConfig({
   test: {
-    // A worker imports each module once, not once per file (a fifth to two fifths of the CPU time of
-    // the suites that start services); so no test mocks a module or counts on fresh module state.
-    isolate: false,
+    isolate: false, // modules load once per worker, not per file: README "Tests"
     // The type-check test compiles against the contract's types (a few seconds on a busy machine).
     testTimeout: 60_000,
     projects: [

@@ -5,8 +5,6 @@ export default defineConfig({
   test: {
     testTimeout: 180_000,
     hookTimeout: 120_000,
-    // A worker imports each module once, not once per file (a fifth to two fifths of the CPU time of
-    // the suites that start services); so no test mocks a module or counts on fresh module state.
-    isolate: false,
+    isolate: false, // modules load once per worker, not per file: README "Tests"
   },
 });

@@ -7,9 +7,7 @@ const endToEnd = ['test/consumption.test.ts', 'test/release.test.ts'];
 // One file packs and installs (npm is slow on two cores); the others only read files.
 export default defineConfig({
   test: {
-    // A worker imports each module once, not once per file (a fifth to two fifths of the CPU time of
-    // the suites that start services); so no test mocks a module or counts on fresh module state.
-    isolate: false,
+    isolate: false, // modules load once per worker, not per file: README "Tests"
     testTimeout: 60_000,
     hookTimeout: 240_000,
     maxWorkers: 1,

@@ -6,9 +6,7 @@ const endToEnd = ['test/changelog.test.ts', 'test/cli.test.ts'];
 
 export default defineConfig({
   test: {
-    // A worker imports each module once, not once per file (a fifth to two fifths of the CPU time of
-    // the suites that start services); so no test mocks a module or counts on fresh module state.
-    isolate: false,
+    isolate: false, // modules load once per worker, not per file: README "Tests"
     // The CLI tests run git, redocly lint and the bundler for real.
     testTimeout: 180_000, // a review spawns tsx, git and redocly; on a shared 2-core machine two of them can take a minute
     projects: [
