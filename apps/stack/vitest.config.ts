@@ -7,7 +7,7 @@ const endToEnd = ['test/start.test.ts'];
 export default defineConfig({
   test: {
     isolate: false, // modules load once per worker, not per file: README "Tests"
-    // An empty data directory means two PGlite initdb runs: about 9 s on a slow 2-core host.
+    // A start spawns the stack, the admin command and npm: seconds each on a loaded 2-core host.
     testTimeout: 90_000,
     // The two cases share one data directory: the second reopens what the first created.
     fileParallelism: false,

@@ -7,9 +7,8 @@ const endToEnd = ['test/durability.test.ts', 'test/lock.test.ts'];
 export default defineConfig({
   test: {
     isolate: false, // modules load once per worker, not per file: README "Tests"
-    globalSetup: ['test/support/global-setup.ts'],
-    // PGlite runs PostgreSQL in WebAssembly: an open takes about half a second (4 s with initdb)
-    // on a 2-core machine, and the kill -9 tests wait for real child processes.
+    // PGlite runs PostgreSQL in WebAssembly: an open takes about half a second on a 2-core
+    // machine, and the kill -9 tests wait for real child processes.
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [

@@ -13,27 +13,23 @@
  *
  * Databases: with TEST_DATABASE_URL (as CI sets it), each service gets a
  * fresh schema on that PostgreSQL server, dropped on close. Without it, each
- * gets its own PGlite directory copied from an initialised template (PGlite's
- * initdb takes ~9 s; a copy well under one), made once per machine and
- * PGlite version in the OS temp directory, under a lock so that suites
- * running side by side make it once.
+ * gets its own PGlite directory, which the service makes by copying the empty
+ * cluster @gateway-minds/db's build initialised (as `npm start` does).
  *
  * Ports: `withFreePorts` starts anything on ports picked free, and again on
  * new ones when a port was taken before it was bound (the stack, and the
  * programs the stack, README, mock and MSW suites spawn).
  */
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { pgliteTemplate } from '@gateway-minds/db/testing';
 import { loadConfig, startGateway, type Gateway } from '@gateway-minds/gateway';
 import type { MindsService } from '@gateway-minds/minds';
 import { assertionKeyFiles, ensureAssertionKeys, type Connector, type CredentialKind, type Logger } from '@gateway-minds/service-kit';
 
-export { pgliteTemplate };
 export { call, type Answer, type CallOptions } from './http.js';
 
 export interface IssuedCredential {
@@ -236,9 +232,6 @@ async function startStackOnce(options: StackOptions, mindsPort: number): Promise
     ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schemas.gateway } : {}),
     ...options.gatewayEnv,
   });
-  // initdb inside PGlite costs seconds of CPU a start; a copy of the machine's template a fraction of one.
-  const template = databaseUrl ? undefined : await pgliteTemplate();
-  if (template) cpSync(template, gatewayConfig.pgliteDir, { recursive: true });
   if (inProcess) gatewayConfig.upstreams = gatewayConfig.upstreams.map((upstream) => (upstream.name === 'minds' ? { ...upstream, connect } : upstream));
   const gateway = await startGateway(gatewayConfig, options.loggers?.gateway);
   let closeMinds = async () => {};
@@ -256,7 +249,6 @@ async function startStackOnce(options: StackOptions, mindsPort: number): Promise
         MINDS_HOST_STOP_MS: '200',
         ...options.mindsEnv,
       });
-      if (template && service.dataDir) cpSync(template, service.dataDir, { recursive: true });
       const minds = await createMindsService({ ...service, ...(options.loggers?.minds ? { logger: options.loggers.minds } : {}), ...(databaseUrl ? { databaseUrl, schema: schemas.minds } : {}) });
       closeMinds = () => minds.close();
       if (inProcess) serviceStarted(minds);

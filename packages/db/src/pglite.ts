@@ -4,6 +4,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import lockfile from 'proper-lockfile';
 import { classifyDatabaseError, DatabaseUnavailableError } from './availability.js';
+import { seedFromEmptyCluster } from './empty-cluster.js';
 import { migrate } from './migrations.js';
 import { typeParsers } from './parsers.js';
 import { PgliteStatements } from './pglite-statements.js';
@@ -55,6 +56,8 @@ export async function openPglite(options: OpenDatabaseOptions, dataDir: string):
   }
   let opened: PGlite | undefined;
   try {
+    // Under the lock: an empty directory becomes a copy of the built cluster, not an initdb.
+    if (!inMemory) seedFromEmptyCluster(dir);
     const pg = (opened = await PGlite.create({
       dataDir: dir,
       // The default, spelled out: true acknowledges writes before the filesystem layer has them

@@ -8,7 +8,7 @@
  * Then a gateway left behind with the old key: it says so in its log and in GET /v1/status, and
  * answers FLOCKS_SIGNING_KEY_MISSING instead of relaying the service's 401.
  */
-import { cpSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -26,7 +26,7 @@ import {
   type AssertionKeyPair,
   type AssertionSigningKey,
 } from '@gateway-minds/service-kit';
-import { pgliteTemplate, startStack, type Stack } from '@gateway-minds/testkit';
+import { startStack, type Stack } from '@gateway-minds/testkit';
 
 const listMinds = `${operationPath('minds_listMinds')}?limit=1`;
 const dir = mkdtempSync(join(tmpdir(), 'assertion-key-rotation-'));
@@ -93,7 +93,6 @@ async function until(condition: () => boolean | Promise<boolean>): Promise<void>
 }
 
 beforeAll(async () => {
-  cpSync(await pgliteTemplate(), join(dir, 'minds'), { recursive: true });
   const { service } = configFromEnv({
     DATA_DIR: dir,
     ASSERTION_PUBLIC_KEYS_FILE: keyFile,

@@ -4,11 +4,10 @@
  * credentials through the real admin API.
  */
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pgliteTemplate } from '@gateway-minds/db/testing';
 import { ADMITTED_OPERATIONS_PATH, ASSERTION_KEY_IDS_PATH, assertionKeyFiles, ensureAssertionKeys, HEALTH_PATH, type CredentialKind, type Logger } from '@gateway-minds/service-kit';
 import { loadConfig, startGateway, type Gateway, type GatewayConfig } from '../../src/index.js';
 
@@ -91,8 +90,6 @@ export async function startHarness(
     NODE_ENV: 'test',
     ...overrides.env,
   });
-  // initdb inside PGlite costs seconds of CPU a start; a copy of the machine's template a fraction of one.
-  if (!config.databaseUrl) cpSync(await pgliteTemplate(), config.pgliteDir, { recursive: true });
   const gateway = await startGateway(config, overrides.logger);
   const admin = async (path: string, body: unknown) => {
     const response = await fetch(gateway.adminUrl + path, {

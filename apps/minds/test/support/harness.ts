@@ -5,13 +5,12 @@
  * node:http server holding a map of test agents.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CryptoKey } from 'jose';
-import { inject } from 'vitest';
 import { openDatabase, type Database } from '@gateway-minds/db';
 import {
   ASSERTION_HEADER,
@@ -35,13 +34,11 @@ export const drivers: DriverName[] = postgresUrl ? ['pglite', 'postgres'] : ['pg
 const scratch: string[] = [];
 const schemas: string[] = [];
 
-/** A PGlite data directory already through initdb (a copy of the run's template). */
+/** Where a new PGlite data directory goes (opening it makes it, from the built empty cluster). */
 export function freshDataDir(): string {
   const root = mkdtempSync(join(tmpdir(), 'minds-test-'));
   scratch.push(root);
-  const dir = join(root, 'pgdata');
-  cpSync(inject('pgliteTemplate'), dir, { recursive: true });
-  return dir;
+  return join(root, 'pgdata');
 }
 
 /** A schema name no other test file or run uses; cleanUp() drops it. */

@@ -1,11 +1,10 @@
 /** Helpers the db tests share: the drivers under test, fresh data directories and schemas, migration folders. */
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { inject } from 'vitest';
 import { openDatabase, type Database, type OpenDatabaseOptions } from '../../src/index.js';
 
 export const packageDir = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -23,11 +22,9 @@ export function tempDir(prefix: string): string {
   return dir;
 }
 
-/** A PGlite data directory already through initdb (a copy of the run's template). */
+/** Where a new PGlite data directory goes (opening it makes it, from the built empty cluster). */
 export function freshDataDir(): string {
-  const dir = join(tempDir('pgdata'), 'pgdata');
-  cpSync(inject('pgliteTemplate'), dir, { recursive: true });
-  return dir;
+  return join(tempDir('pgdata'), 'pgdata');
 }
 
 const schemasToDrop: string[] = [];

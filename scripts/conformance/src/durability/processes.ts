@@ -9,7 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,7 +18,7 @@ import { openDatabase, type Database } from '@gateway-minds/db';
 import { loadConfig, startGateway, type Gateway } from '@gateway-minds/gateway';
 import { configFromEnv, migrationsDir as mindsMigrations } from '@gateway-minds/minds';
 import { assertionKeyFiles, ensureAssertionKeys } from '@gateway-minds/service-kit';
-import { freePort, pgliteTemplate } from '@gateway-minds/testkit';
+import { freePort } from '@gateway-minds/testkit';
 
 const require = createRequire(import.meta.url);
 /** A workspace package's runnable main: dist/main.js beside its dist/index.js entry. */
@@ -52,9 +52,6 @@ export async function prepareStorage(driver: Driver, label: string): Promise<Run
   await ensureAssertionKeys(assertionKeyFiles(dataDir));
   const mindsPgliteDir = configFromEnv({ DATA_DIR: dataDir }).service.dataDir!;
   if (driver === 'pglite') {
-    const template = await pgliteTemplate();
-    cpSync(template, loadConfig({ DATA_DIR: dataDir }).pgliteDir, { recursive: true });
-    cpSync(template, mindsPgliteDir, { recursive: true });
     return {
       driver,
       dataDir,

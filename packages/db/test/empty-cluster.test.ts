@@ -1,0 +1,44 @@
+/**
+ * A new PGlite data directory starts as a copy of the empty cluster the package's build initialised
+ * (src/empty-cluster.ts): the same cluster, without an initdb of its own.
+ */
+import { cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, expect, it } from 'vitest';
+import { builtEmptyCluster, seedFromEmptyCluster } from '../src/empty-cluster.js';
+import { cleanUp, freshDataDir, migrationsDir, target } from './support/db.js';
+
+afterAll(cleanUp);
+
+// initdb draws a new system identifier for every cluster it makes: an equal one is a copy.
+const systemIdentifier = async (query: (sql: string) => Promise<{ rows: unknown[] }>) =>
+  ((await query('SELECT system_identifier::text AS id FROM pg_control_system()')).rows[0] as { id: string }).id;
+
+it('the build left an empty cluster made by the PGlite installed now', () => {
+  expect(builtEmptyCluster()).toBeDefined();
+});
+
+it('an empty data directory opens as a copy of that cluster, its migrations applied', async () => {
+  const copy = freshDataDir();
+  cpSync(builtEmptyCluster()!, copy, { recursive: true });
+  const pglite = await PGlite.create({ dataDir: copy });
+  const built = await systemIdentifier((sql) => pglite.query(sql));
+  await pglite.close();
+
+  const db = await target('pglite').open({ migrationsDir: migrationsDir({ '0001_notes.sql': 'CREATE TABLE notes (body text);' }) });
+  try {
+    expect(await systemIdentifier((sql) => db.query(sql))).toBe(built);
+    expect((await db.query('SELECT count(*)::int AS n FROM notes')).rows).toEqual([{ n: 0 }]);
+  } finally {
+    await db.close();
+  }
+});
+
+it('a directory that holds anything is not seeded: PGlite opens what is there', () => {
+  const dir = freshDataDir();
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'PG_VERSION'), '17\n');
+  expect(seedFromEmptyCluster(dir)).toBe(false);
+  expect(readdirSync(dir)).toEqual(['PG_VERSION']);
+});
