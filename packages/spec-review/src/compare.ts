@@ -11,7 +11,8 @@
  * operations are compared the same way.
  */
 import { checkOf } from './registry.js';
-import { escapePointer, isObject, rank, resolve, same, schemaRefName, templateOf, worst, quote, type BreakingChange, type Change, type Direction, type Doc, type Json, type OperationChange, type OperationRef, type Review, type Severity, type SharedSchemaChange } from './model.js';
+import { escapeSegment } from '@gateway-minds/contract/json-pointer';
+import { isObject, rank, resolve, same, schemaRefName, templateOf, worst, quote, type BreakingChange, type Change, type Direction, type Doc, type Json, type OperationChange, type OperationRef, type Review, type Severity, type SharedSchemaChange } from './model.js';
 import { emit, keywordPointer, type SchemaScope, type Typing } from './scope.js';
 import { schemaTypes, typeKeywords } from './checks/schema-types.js';
 import { constraintKeywords, schemaConstraints } from './checks/schema-constraints.js';
@@ -57,8 +58,8 @@ function operationsOf(doc: Doc): Map<string, LocatedOperation> {
         // Without an operationId an operation is known by method and path, its parameter names left out (`/books/{bookId}` and `/books/{id}` are one path).
         const mapKey = hasId ? operationId : `${method.toUpperCase()} ${root === 'webhooks' ? shownPath : templateOf(path)}`;
         found.set(mapKey, {
-          ref: { operationId, method: method.toUpperCase(), path: shownPath, summary: String(operation.summary ?? ''), pointer: `/${root}/${escapePointer(path)}/${method}` },
-          pointer: `/${root}/${escapePointer(path)}/${method}`,
+          ref: { operationId, method: method.toUpperCase(), path: shownPath, summary: String(operation.summary ?? ''), pointer: `/${root}/${escapeSegment(path)}/${method}` },
+          pointer: `/${root}/${escapeSegment(path)}/${method}`,
           operation,
           parameters,
         });
@@ -120,15 +121,15 @@ export class Comparison {
       if (!this.sharedGroups.has(key)) {
         const group: SharedGroup = { schema: bName, direction, changes: [], children: new Set() };
         this.sharedGroups.set(key, group); // before descending, so a cycle ends here
-        const at = `/components/schemas/${escapePointer(bName)}`;
+        const at = `/components/schemas/${escapeSegment(bName)}`;
         this.schemaBody(this.inline(this.base, b), this.inline(this.head, h), direction, '', group.changes, group.children, at, at, typing, skip);
       }
       uses.add(key);
       return;
     }
     // Different components, or inline on one side: compare the contents here.
-    const at = hName ? `/components/schemas/${escapePointer(hName)}` : pointer;
-    const baseAt = bName ? `/components/schemas/${escapePointer(bName)}` : basePointer;
+    const at = hName ? `/components/schemas/${escapeSegment(hName)}` : pointer;
+    const baseAt = bName ? `/components/schemas/${escapeSegment(bName)}` : basePointer;
     this.schemaBody(this.inline(this.base, b), this.inline(this.head, h), direction, where, out, uses, at, baseAt, typing, skip);
   }
 

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve as resolvePath } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair } from 'yaml';
 import { sharedWhere, type Change, type Review, type Severity } from './compare.js';
-import { unescapePointer } from './model.js';
+import { pointerSegments } from '@gateway-minds/contract/json-pointer';
 import { checkOf } from './registry.js';
 
 export interface FlatChange {
@@ -181,7 +181,8 @@ export function createLocator(rootFile: string, relativeTo = process.cwd(), opti
         const ref = node.get('$ref');
         if (typeof ref === 'string' && !ref.startsWith('#')) {
           const [target, fragment = ''] = ref.split('#');
-          const inner = fragment.split('/').filter(Boolean).map(unescapePointer);
+          // A fragment that is not a JSON pointer (a plain-name anchor) names no key to walk.
+          const inner = fragment.startsWith('/') ? pointerSegments(`#${fragment}`) : [];
           return walk(resolvePath(dirname(file), target!), [...inner, ...segments.slice(i)], [...inner.map(() => -1), ...origin.slice(i)], depth + 1) ?? { at: best };
         }
       }
@@ -228,7 +229,7 @@ export function createLocator(rootFile: string, relativeTo = process.cwd(), opti
   };
 
   return (pointer, side = 'head') => {
-    const segments = pointer.split('/').slice(1).map(unescapePointer);
+    const segments = pointerSegments(pointer);
     const origin = segments.map((_, i) => i);
     let walked = walk(rootFile, segments, origin, 0);
     if (segments[0] === 'components' && segments.length >= 3) {

@@ -2,6 +2,7 @@
  * The shapes a review is made of (changes, operations, shared schemas) and the small helpers every
  * check family uses to walk a bundled document: `$ref` resolution, JSON pointers, value display.
  */
+import { atPointer, pointerSegments } from '@gateway-minds/contract/json-pointer';
 
 export type Severity = 'breaking' | 'warning' | 'info';
 export type Direction = 'request' | 'response';
@@ -104,26 +105,10 @@ export function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/**
- * One JSON-pointer token (RFC 6901): `~` as `~0`, `/` as `~1`, and back (`~1` undone first). The
- * contract package has the same pair, but the review runs from source with no build, and the
- * contract is usable only built; so the review keeps these two lines, once.
- */
-export function escapePointer(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-export function unescapePointer(segment: string): string {
-  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
+/** The node an internal `$ref` names, or undefined when the document has none there. */
 export function refTarget(doc: Doc, ref: string): unknown {
   if (!ref.startsWith('#')) throw new Error(`only internal $refs are supported after bundling: ${ref}`);
-  return ref
-    .slice(2)
-    .split('/')
-    .filter((s) => s !== '')
-    .reduce<unknown>((node, key) => (isObject(node) ? node[unescapePointer(key)] : undefined), doc);
+  return atPointer(doc, ref);
 }
 
 /** Follows `$ref`s (parameters, responses, request bodies, headers, examples, schemas) to the object. */
@@ -137,8 +122,9 @@ export function resolve(doc: Doc, node: unknown): Json | undefined {
 
 export function schemaRefName(node: unknown): string | undefined {
   if (!isObject(node) || typeof node.$ref !== 'string') return undefined;
-  const match = /^#\/components\/schemas\/(.+)$/.exec(node.$ref);
-  return match ? unescapePointer(match[1]!) : undefined;
+  if (!node.$ref.startsWith('#/')) return undefined;
+  const [group, kind, name, ...rest] = pointerSegments(node.$ref);
+  return group === 'components' && kind === 'schemas' && name !== undefined && rest.length === 0 ? name : undefined;
 }
 
 /** A path with its parameter names left out: what routing matches on. */

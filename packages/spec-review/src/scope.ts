@@ -4,7 +4,8 @@
  * whether the wire is typed (JSON) or text (parameters, headers, XML or form bodies).
  */
 import { checkOf } from './registry.js';
-import { escapePointer, type Change, type Direction, type Doc, type Json } from './model.js';
+import { escapeSegment } from '@gateway-minds/contract/json-pointer';
+import { type Change, type Direction, type Doc, type Json } from './model.js';
 
 export function emit(out: Change[], id: string, where: string, message: string, pointer: string, side: 'base' | 'head' = 'head'): void {
   out.push({ id, severity: checkOf(id).level, where, message, pointer, ...(side === 'base' ? { side } : {}) });
@@ -46,5 +47,5 @@ export interface SchemaScope {
 
 /** `pointer` extended by raw segments (escaped here). */
 export function keywordPointer(pointer: string, keyword: string | string[]): string {
-  return [pointer, ...(Array.isArray(keyword) ? keyword : [keyword]).map(escapePointer)].join('/');
+  return [pointer, ...(Array.isArray(keyword) ? keyword : [keyword]).map(escapeSegment)].join('/');
 }

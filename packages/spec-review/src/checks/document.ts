@@ -3,7 +3,8 @@
  * fields, component schemas (a schema's name is a type name in every generated client, so a removed
  * or renamed one is reported even when the wire is unchanged), and webhooks removed or added.
  */
-import { escapePointer, isObject, quote, same, show, type Change, type Doc, type Json } from '../model.js';
+import { escapeSegment } from '@gateway-minds/contract/json-pointer';
+import { isObject, quote, same, show, type Change, type Doc, type Json } from '../model.js';
 import { emit } from '../scope.js';
 
 export function compareDocument(base: Doc, head: Doc, out: Change[]): void {
@@ -12,7 +13,7 @@ export function compareDocument(base: Doc, head: Doc, out: Change[]): void {
   if (bInfo.version !== hInfo.version) emit(out, 'api-version-changed', 'info.version', `${show(bInfo.version)} → ${show(hInfo.version)}`, '/info/version');
   for (const field of new Set([...Object.keys(bInfo), ...Object.keys(hInfo)])) {
     if (field === 'version' || same(bInfo[field], hInfo[field])) continue;
-    emit(out, 'api-info-changed', `info.${field}`, typeof hInfo[field] === 'string' ? `changed: ${quote(hInfo[field])}` : hInfo[field] === undefined ? 'removed' : 'changed', hInfo[field] === undefined ? '/info' : `/info/${escapePointer(field)}`);
+    emit(out, 'api-info-changed', `info.${field}`, typeof hInfo[field] === 'string' ? `changed: ${quote(hInfo[field])}` : hInfo[field] === undefined ? 'removed' : 'changed', hInfo[field] === undefined ? '/info' : `/info/${escapeSegment(field)}`);
   }
   if (!same(base.servers, head.servers)) emit(out, 'api-servers-changed', 'servers', 'changed', head.servers === undefined ? '' : '/servers');
   const tagsOf = (doc: Doc) => new Map(((doc.tags ?? []) as Json[]).map((t, i) => [String(t.name), { tag: t, index: i }]));
@@ -27,7 +28,7 @@ export function compareDocument(base: Doc, head: Doc, out: Change[]): void {
   const examined = new Set(['openapi', 'info', 'servers', 'tags', 'paths', 'components', 'webhooks', 'security', 'jsonSchemaDialect']);
   for (const field of new Set([...Object.keys(base), ...Object.keys(head)])) {
     if (examined.has(field) || same(base[field], head[field])) continue;
-    emit(out, 'api-document-changed', field, head[field] === undefined ? 'removed' : 'changed', head[field] === undefined ? '' : `/${escapePointer(field)}`);
+    emit(out, 'api-document-changed', field, head[field] === undefined ? 'removed' : 'changed', head[field] === undefined ? '' : `/${escapeSegment(field)}`);
   }
   if (base.openapi !== head.openapi) emit(out, 'api-document-changed', 'openapi', `${show(base.openapi)} → ${show(head.openapi)}`, '/openapi');
 
@@ -39,12 +40,12 @@ export function compareDocument(base: Doc, head: Doc, out: Change[]): void {
     const shape = JSON.stringify(bSchemas[name]);
     const renamedTo = addedSchemas.find((other) => JSON.stringify(hSchemas[other]) === shape);
     const message = renamedTo ? `renamed to \`${renamedTo}\`, the same shape: generated types named \`${name}\` are gone` : `removed: generated types named \`${name}\` are gone`;
-    emit(out, 'api-schema-removed', `schema \`${name}\``, message, `/components/schemas/${escapePointer(name)}`, 'base');
+    emit(out, 'api-schema-removed', `schema \`${name}\``, message, `/components/schemas/${escapeSegment(name)}`, 'base');
   }
-  for (const name of addedSchemas) emit(out, 'api-schema-added', `schema \`${name}\``, 'added', `/components/schemas/${escapePointer(name)}`);
+  for (const name of addedSchemas) emit(out, 'api-schema-added', `schema \`${name}\``, 'added', `/components/schemas/${escapeSegment(name)}`);
 
   const bHooks = (isObject(base.webhooks) ? base.webhooks : {}) as Json;
   const hHooks = (isObject(head.webhooks) ? head.webhooks : {}) as Json;
-  for (const name of Object.keys(bHooks)) if (!(name in hHooks)) emit(out, 'webhook-removed', `webhook \`${name}\``, 'removed', `/webhooks/${escapePointer(name)}`, 'base');
-  for (const name of Object.keys(hHooks)) if (!(name in bHooks)) emit(out, 'webhook-added', `webhook \`${name}\``, 'added', `/webhooks/${escapePointer(name)}`);
+  for (const name of Object.keys(bHooks)) if (!(name in hHooks)) emit(out, 'webhook-removed', `webhook \`${name}\``, 'removed', `/webhooks/${escapeSegment(name)}`, 'base');
+  for (const name of Object.keys(hHooks)) if (!(name in bHooks)) emit(out, 'webhook-added', `webhook \`${name}\``, 'added', `/webhooks/${escapeSegment(name)}`);
 }

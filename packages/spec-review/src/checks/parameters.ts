@@ -5,7 +5,8 @@
  * parameters are matched by their place in the path, so a renamed one (`{bookId}` → `{id}`) is still
  * compared; one declared but not in the template is matched by name.
  */
-import { escapePointer, isObject, quote, resolve, same, show, type Change, type Doc, type Json } from '../model.js';
+import { escapeSegment } from '@gateway-minds/contract/json-pointer';
+import { isObject, quote, resolve, same, show, type Change, type Doc, type Json } from '../model.js';
 import { emit } from '../scope.js';
 import type { Comparison, LocatedOperation } from '../compare.js';
 import { invalidSunset, sunsetDate } from './lifecycle.js';
@@ -90,7 +91,7 @@ export function compareParameters(cmp: Comparison, b: LocatedOperation, h: Locat
     const where = `${String(now.in)} parameter \`${String(now.name)}\``;
     const at = parameterPointer(cmp.head, h, now);
     const baseAt = parameterPointer(cmp.base, b, p);
-    const fact = (name: string) => (now[name] === undefined ? at : `${at}/${escapePointer(name)}`);
+    const fact = (name: string) => (now[name] === undefined ? at : `${at}/${escapeSegment(name)}`);
     if (p.required !== true && now.required === true && now.in !== 'path') emit(out, 'request-parameter-became-required', where, 'is now required', fact('required'));
     if (p.required === true && now.required !== true) emit(out, 'request-parameter-became-optional', where, 'is now optional', fact('required'));
     if (p['x-missing-code'] !== now['x-missing-code']) emit(out, 'request-parameter-x-missing-code-changed', where, `missing-code changed ${show(p['x-missing-code'] ?? null)} → ${show(now['x-missing-code'] ?? null)}`, fact('x-missing-code'));

@@ -1,5 +1,6 @@
 /** The request body: added, removed, made required or optional, its media types, prose and examples, and each media type's schema. */
-import { escapePointer, quote, resolve, same, type Change, type Doc, type Json } from '../model.js';
+import { escapeSegment } from '@gateway-minds/contract/json-pointer';
+import { quote, resolve, same, type Change, type Doc, type Json } from '../model.js';
 import { emit, typingOf } from '../scope.js';
 import type { Comparison, LocatedOperation } from '../compare.js';
 
@@ -18,17 +19,17 @@ export function compareRequestBody(cmp: Comparison, b: LocatedOperation, h: Loca
   const hContent = (hBody.content ?? {}) as Json;
   for (const type of Object.keys(bContent)) {
     if (!(type in hContent)) {
-      emit(out, 'request-body-media-type-removed', where, `media type \`${type}\` no longer accepted`, `${b.pointer}/requestBody/content/${escapePointer(type)}`, 'base');
+      emit(out, 'request-body-media-type-removed', where, `media type \`${type}\` no longer accepted`, `${b.pointer}/requestBody/content/${escapeSegment(type)}`, 'base');
       continue;
     }
     const before = (resolve(cmp.base, bContent[type]) ?? {}) as Json;
     const after = (resolve(cmp.head, hContent[type]) ?? {}) as Json;
-    const mediaAt = `${at}/content/${escapePointer(type)}`;
+    const mediaAt = `${at}/content/${escapeSegment(type)}`;
     const [bExamples, hExamples] = [examplesOf(cmp.base, before), examplesOf(cmp.head, after)];
     if (!same(bExamples, hExamples)) emit(out, 'request-body-example-changed', where, examplesMessage(bExamples, hExamples), mediaAt);
-    cmp.schema(before.schema, after.schema, 'request', `request body${Object.keys(hContent).length > 1 ? ` (${type})` : ''}`, out, uses, `${mediaAt}/schema`, `${b.pointer}/requestBody/content/${escapePointer(type)}/schema`, typingOf(type));
+    cmp.schema(before.schema, after.schema, 'request', `request body${Object.keys(hContent).length > 1 ? ` (${type})` : ''}`, out, uses, `${mediaAt}/schema`, `${b.pointer}/requestBody/content/${escapeSegment(type)}/schema`, typingOf(type));
   }
-  for (const type of Object.keys(hContent)) if (!(type in bContent)) emit(out, 'request-body-media-type-added', where, `media type \`${type}\` also accepted`, `${at}/content/${escapePointer(type)}`);
+  for (const type of Object.keys(hContent)) if (!(type in bContent)) emit(out, 'request-body-media-type-added', where, `media type \`${type}\` also accepted`, `${at}/content/${escapeSegment(type)}`);
 }
 
 /** A media type's `example` and its named `examples`, each `$ref` followed (a shared example edited in components is a change here). */

@@ -2,7 +2,8 @@
  * Responses (response direction): statuses, media types, headers, prose and examples, the error
  * codes a response's examples list (this repository's catalog), and each body's and header's schema.
  */
-import { escapePointer, list, plural, quote, resolve, same, type Change, type Doc, type Json } from '../model.js';
+import { escapeSegment } from '@gateway-minds/contract/json-pointer';
+import { list, plural, quote, resolve, same, type Change, type Doc, type Json } from '../model.js';
 import { emit, typingOf } from '../scope.js';
 import type { Comparison, LocatedOperation } from '../compare.js';
 import { examplesMessage, examplesOf } from './request-body.js';
@@ -25,18 +26,18 @@ export function compareResponses(cmp: Comparison, b: LocatedOperation, h: Locate
   const hResponses = (h.operation.responses ?? {}) as Json;
   for (const status of Object.keys(bResponses)) {
     if (status in hResponses) continue;
-    const pointer = `${b.pointer}/responses/${escapePointer(status)}`;
+    const pointer = `${b.pointer}/responses/${escapeSegment(status)}`;
     if (success(status)) emit(out, 'response-success-status-removed', `response ${status}`, 'removed: clients expecting it break', pointer, 'base');
     else emit(out, 'response-non-success-status-removed', `response ${status}`, 'no longer returned', pointer, 'base');
   }
   for (const status of Object.keys(hResponses)) {
     if (status in bResponses) continue;
-    emit(out, success(status) ? 'response-success-status-added' : 'response-non-success-status-added', `response ${status}`, success(status) ? 'new success status' : 'new error status', `${h.pointer}/responses/${escapePointer(status)}`);
+    emit(out, success(status) ? 'response-success-status-added' : 'response-non-success-status-added', `response ${status}`, success(status) ? 'new success status' : 'new error status', `${h.pointer}/responses/${escapeSegment(status)}`);
   }
   for (const status of Object.keys(bResponses)) {
     if (!(status in hResponses)) continue;
-    const at = `${h.pointer}/responses/${escapePointer(status)}`;
-    const baseAt = `${b.pointer}/responses/${escapePointer(status)}`;
+    const at = `${h.pointer}/responses/${escapeSegment(status)}`;
+    const baseAt = `${b.pointer}/responses/${escapeSegment(status)}`;
     const bResponse = resolve(cmp.base, bResponses[status]) ?? {};
     const hResponse = resolve(cmp.head, hResponses[status]) ?? {};
     if (!same(bResponse.description, hResponse.description)) emit(out, 'response-status-description-changed', `response ${status}`, `description changed: ${quote(hResponse.description)}`, `${at}/description`);
@@ -44,17 +45,17 @@ export function compareResponses(cmp: Comparison, b: LocatedOperation, h: Locate
     const hContent = (hResponse.content ?? {}) as Json;
     for (const type of Object.keys(bContent)) {
       if (!(type in hContent)) {
-        emit(out, 'response-media-type-removed', `response ${status}`, `media type \`${type}\` no longer returned`, `${baseAt}/content/${escapePointer(type)}`, 'base');
+        emit(out, 'response-media-type-removed', `response ${status}`, `media type \`${type}\` no longer returned`, `${baseAt}/content/${escapeSegment(type)}`, 'base');
         continue;
       }
       const before = (resolve(cmp.base, bContent[type]) ?? {}) as Json;
       const after = (resolve(cmp.head, hContent[type]) ?? {}) as Json;
-      const mediaAt = `${at}/content/${escapePointer(type)}`;
+      const mediaAt = `${at}/content/${escapeSegment(type)}`;
       const [bExamples, hExamples] = [examplesOf(cmp.base, before), examplesOf(cmp.head, after)];
       if (!same(bExamples, hExamples)) emit(out, 'response-body-example-changed', `response ${status}`, examplesMessage(bExamples, hExamples), mediaAt);
-      cmp.schema(before.schema, after.schema, 'response', `response ${status} body`, out, uses, `${mediaAt}/schema`, `${baseAt}/content/${escapePointer(type)}/schema`, typingOf(type));
+      cmp.schema(before.schema, after.schema, 'response', `response ${status} body`, out, uses, `${mediaAt}/schema`, `${baseAt}/content/${escapeSegment(type)}/schema`, typingOf(type));
     }
-    for (const type of Object.keys(hContent)) if (!(type in bContent)) emit(out, 'response-media-type-added', `response ${status}`, `may now return media type \`${type}\``, `${at}/content/${escapePointer(type)}`);
+    for (const type of Object.keys(hContent)) if (!(type in bContent)) emit(out, 'response-media-type-added', `response ${status}`, `may now return media type \`${type}\``, `${at}/content/${escapeSegment(type)}`);
 
     const lower = (headers: unknown) => new Map(Object.entries((headers ?? {}) as Json).map(([k, v]) => [k.toLowerCase(), { name: k, header: v }]));
     const bh = lower(bResponse.headers);
@@ -64,17 +65,17 @@ export function compareResponses(cmp: Comparison, b: LocatedOperation, h: Locate
       const where = `response ${status} header \`${name}\``;
       const before = resolve(cmp.base, header) ?? {};
       if (!now) {
-        emit(out, before.required === true ? 'response-required-header-removed' : 'response-optional-header-removed', where, 'removed', `${baseAt}/headers/${escapePointer(name)}`, 'base');
+        emit(out, before.required === true ? 'response-required-header-removed' : 'response-optional-header-removed', where, 'removed', `${baseAt}/headers/${escapeSegment(name)}`, 'base');
         continue;
       }
       const after = resolve(cmp.head, now.header) ?? {};
-      const headerAt = `${at}/headers/${escapePointer(now.name)}`;
+      const headerAt = `${at}/headers/${escapeSegment(now.name)}`;
       if (before.required === true && after.required !== true) emit(out, 'response-header-became-optional', where, 'no longer always sent', headerAt);
       if (!same(before.description, after.description)) emit(out, 'response-header-description-changed', where, `description changed: ${quote(after.description)}`, `${headerAt}/description`);
       // A header's value is text, but clients parse it by its schema (a number, a date): judged as a typed response value, as oasdiff does.
-      cmp.schema(before.schema, after.schema, 'response', where, out, uses, `${headerAt}/schema`, `${baseAt}/headers/${escapePointer(name)}/schema`, 'strong');
+      cmp.schema(before.schema, after.schema, 'response', where, out, uses, `${headerAt}/schema`, `${baseAt}/headers/${escapeSegment(name)}/schema`, 'strong');
     }
-    for (const [key, { name }] of hh) if (!bh.has(key)) emit(out, 'response-header-added', `response ${status} header \`${name}\``, 'added', `${at}/headers/${escapePointer(name)}`);
+    for (const [key, { name }] of hh) if (!bh.has(key)) emit(out, 'response-header-added', `response ${status} header \`${name}\``, 'added', `${at}/headers/${escapeSegment(name)}`);
     if (!success(status)) {
       const bCodes = errorCodesOf(cmp.base, bResponse);
       const hCodes = errorCodesOf(cmp.head, hResponse);
