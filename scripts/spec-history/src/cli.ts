@@ -129,7 +129,7 @@ async function main(): Promise<number> {
       headLabel = `${args.head} (${headCommit.slice(0, 12)})`;
     }
 
-    const lint = lintSpec(headRoot, specPath);
+    const lint = await lintSpec(headRoot, specPath);
     const baseLabel = `${args.base}${args.base.startsWith(baseCommit.slice(0, 7)) ? '' : ` (${baseCommit.slice(0, 12)})`}`;
     const commands = { lint: 'npm run lint:spec', review: 'npm run spec:review -- --base {base} --format json' };
     const [base, head] = await Promise.all([bundleSpec(baseRoot, specPath), bundleSpec(headRoot, specPath).catch((error: Error) => error)]);

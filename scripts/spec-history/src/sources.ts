@@ -2,17 +2,15 @@
  * Getting the two documents: the spec at a git ref (extracted with
  * `git archive` into a temporary folder) or in the working tree, bundled with
  * @redocly/openapi-core as packages/contract/scripts/build.ts does; and the
- * head spec linted with the repository's `redocly lint`.
+ * head spec linted with the repository's lint configuration, as `redocly lint` lints it.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve as resolvePath } from 'node:path';
-import { bundle, createConfig, loadConfig } from '@redocly/openapi-core';
+import { join, relative } from 'node:path';
+import { BaseResolver, bundle, createConfig, getLineColLocation, getTotals, lint, loadConfig, type Config } from '@redocly/openapi-core';
 import type { LintResult } from '@gateway-minds/spec-review';
 
-const require = createRequire(import.meta.url);
 /** Files besides spec/ the bundle and the lint read. */
 const configFiles = ['redocly.yaml', '.redocly.lint-ignore.yaml'];
 
@@ -51,9 +49,14 @@ export function extractAt(root: string, commit: string, specDir: string): string
   return dir;
 }
 
-export async function bundleSpec(root: string, entry: string): Promise<object> {
+/** The repository's redocly.yaml in `root` (and its lint-ignore file beside it), or the defaults. */
+function redoclyConfig(root: string): Promise<Config> {
   const configPath = join(root, 'redocly.yaml');
-  const config = existsSync(configPath) ? await loadConfig({ configPath }) : await createConfig({});
+  return existsSync(configPath) ? loadConfig({ configPath }) : createConfig({});
+}
+
+export async function bundleSpec(root: string, entry: string): Promise<object> {
+  const config = await redoclyConfig(root);
   const result = await bundle({ ref: join(root, entry), config });
   const errors = result.problems.filter((p) => p.severity === 'error');
   if (errors.length > 0) {
@@ -64,39 +67,33 @@ export async function bundleSpec(root: string, entry: string): Promise<object> {
   return result.bundle.parsed as object;
 }
 
-interface RedoclyJsonProblem {
-  ruleId: string;
-  severity: string;
-  message: string;
-  location?: { source?: { ref?: string }; pointer?: string; start?: { line?: number } }[];
-}
-
-/** `redocly lint --format=json` on the spec in `root`, with the configuration there. */
-export function lintSpec(root: string, entry: string): LintResult {
-  const cli = join(dirname(require.resolve('@redocly/cli/package.json')), 'bin/cli.js');
-  const result = spawnSync(process.execPath, [cli, 'lint', entry, '--format=json'], {
-    cwd: root,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_UPDATE_NOTIFIER: '1' },
-  });
-  const start = result.stdout.indexOf('{');
-  if (start < 0) throw new Error(`redocly lint printed no report (${result.status}):\n${result.stderr}`);
-  const report = JSON.parse(result.stdout.slice(start)) as { totals: { errors: number; warnings: number }; problems: RedoclyJsonProblem[] };
+/**
+ * The spec in `root` linted as `redocly lint` lints it (the same @redocly/openapi-core, with the
+ * configuration and ignore file there), in this process: a second process would cost a Node start
+ * and the CLI's imports for every review. Errors come first, as the CLI lists them; problems the
+ * ignore file lists are left out.
+ */
+export async function lintSpec(root: string, entry: string): Promise<LintResult> {
+  const config = await redoclyConfig(root);
+  const problems = (await lint({ ref: join(root, entry), config, externalRefResolver: new BaseResolver(config.resolve) }))
+    .filter((p) => !p.ignored)
+    .sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
+  const totals = getTotals(problems);
   return {
-    errors: report.totals.errors,
-    warnings: report.totals.warnings,
-    problems: report.problems.map((p) => {
-      const at = p.location?.[0];
+    errors: totals.errors,
+    warnings: totals.warnings,
+    problems: problems.map((p) => {
+      const at = p.location[0];
       // Files named from the repository's root, as annotations name them.
-      const file = at?.source?.ref ? relative(root, resolvePath(root, at.source.ref)) : entry;
+      const file = at ? relative(root, at.source.absoluteRef) : entry;
+      const line = at ? getLineColLocation(at).start.line : undefined;
       return {
         severity: p.severity,
         ruleId: p.ruleId,
         message: p.message,
-        location: `${file}${at?.start?.line ? `:${at.start.line}` : ''}${at?.pointer ? ` ${at.pointer}` : ''}`,
+        location: `${file}${line ? `:${line}` : ''}${at?.pointer ? ` ${at.pointer}` : ''}`,
         file,
-        ...(at?.start?.line ? { line: at.start.line } : {}),
+        ...(line ? { line } : {}),
         ...(at?.pointer ? { pointer: at.pointer } : {}),
       };
     }),

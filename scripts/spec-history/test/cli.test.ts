@@ -1,16 +1,30 @@
 /**
  * `npm run spec:review` end to end on temporary git repositories: real git,
- * real `redocly lint`, real bundling, the CLI as CI runs it.
+ * the real lint (@redocly/openapi-core, judged against the `redocly lint` CLI),
+ * real bundling, the CLI as CI runs it.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { toyApi, type Doc } from '@gateway-minds/spec-review/toy-api';
 
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+/** The `redocly lint` command line, which judges the review's in-process lint. */
+const redoclyCli = join(dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin/cli.js');
+
+interface LintJson {
+  errors: number;
+  warnings: number;
+  problems: { ruleId: string; severity: string; message: string; file: string; line?: number; pointer?: string }[];
+}
+interface RedoclyLintJson {
+  totals: { errors: number; warnings: number };
+  problems: { ruleId: string; severity: string; message: string; location: { source: { ref: string }; start: { line: number }; pointer: string }[] }[];
+}
 const tsxLoader = import.meta.resolve('tsx');
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const made: string[] = [];
@@ -158,6 +172,22 @@ describe('spec:review on a git repository', () => {
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toContain('❌ **The head spec does not lint: 1 error.**');
     expect(run.stdout).toMatch(/- error `operation-summary`: .* \(spec\/openapi\.yaml:\d+/);
+  });
+
+  it('lints in-process as `redocly lint` does: the same totals, and each problem with its rule, level, message, file, line and pointer, errors first', () => {
+    const head = toyApi();
+    delete head.paths['/status'].get.summary; // an error under the fixture's config
+    head.components.schemas.NewPet.properties.name.enum = [1]; // no-enum-type-mismatch: a warning under `minimal`
+    head.paths['/status'].get.responses['200'].content['application/json'].schema = { $ref: '#/components/schemas/NoSuchSchema' };
+    writeToy(repo, head);
+    const reviewed = JSON.parse(review(repo, ['--base', 'HEAD', '--format', 'json']).stdout) as { lint: LintJson };
+    const cli = spawnSync(process.execPath, [redoclyCli, 'lint', 'spec/openapi.yaml', '--format=json'], { cwd: repo, encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
+    const judged = JSON.parse(cli.stdout.slice(cli.stdout.indexOf('{'))) as RedoclyLintJson;
+    expect([reviewed.lint.errors, reviewed.lint.warnings]).toEqual([judged.totals.errors, judged.totals.warnings]);
+    expect(reviewed.lint.warnings).toBeGreaterThan(0);
+    expect(reviewed.lint.problems.map((p) => [p.ruleId, p.severity, p.message, p.file, p.line, p.pointer])).toEqual(
+      judged.problems.map((p) => [p.ruleId, p.severity, p.message, p.location[0]!.source.ref, p.location[0]!.start.line, p.location[0]!.pointer]),
+    );
   });
 
   it('reports a head spec that does not bundle, with the reason and the lint problems, in every format (exit 1)', () => {
