@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/support/longest-first.js';
 
 // Each file starts its own stack; two at a time is what two cores hold.
 // Every suite runs against npm start's default topology (all in one process); the authorization
@@ -10,6 +11,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
     projects: [
       { extends: true, test: { name: 'all-in-one', env: { STACK_TOPOLOGY: 'all-in-one' } } },
       {
