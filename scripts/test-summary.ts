@@ -1,17 +1,20 @@
 /**
  * `npm test`: the repository's tests in two tiers, then one summary.
  *
- * 1. `turbo run lint test`: every workspace's type check and its in-process tests (type tests,
- *    `*.test-d.ts`, included), two workspaces at a time.
+ * 1. Lint and in-process tests: `turbo run build`, then side by side `turbo run test` (every
+ *    workspace's in-process tests, type tests `*.test-d.ts` included, two workspaces at a time),
+ *    `tsc -b` (every workspace's type check in one TypeScript process: the root tsconfig.json
+ *    references the configs each workspace's `lint` script checks) and `npm run lint:spec`.
+ *    Filtered (`npm test -- --filter=@gateway-minds/db`), `turbo run lint test` for those.
  * 2. `turbo run test:e2e`, after all of them: the files that start a stack, Prism, Chromium,
  *    `npm pack` or a program of their own, two workspaces at a time.
  *
  * It closes with each tier's wall time, the ten slowest test files, each workspace's count and one
  * line CI reads: "Tests: N passed, N failed, N skipped", summed from every vitest JSON report
  * (`.test-results/vitest.json` for the first tier, `vitest-e2e.json` for the second); turbo
- * interleaves the per-package summaries. Arguments go to both turbo runs (`npm test -- --filter=@gateway-minds/db`).
+ * interleaves the per-package summaries. Arguments go to the turbo runs.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -26,10 +29,6 @@ interface VitestReport {
 
 const root = join(import.meta.dirname, '..');
 const reportNames = ['vitest.json', 'vitest-e2e.json'];
-const tiers = [
-  { name: 'lint and tests', tasks: ['lint', 'test'], concurrency: 2 },
-  { name: 'end-to-end tests', tasks: ['test:e2e'], concurrency: 2 },
-];
 
 const workspaces = ['packages', 'apps', 'scripts'].flatMap((group) => {
   const groupDir = join(root, group);
@@ -43,16 +42,50 @@ const workspaces = ['packages', 'apps', 'scripts'].flatMap((group) => {
 for (const dir of workspaces) for (const name of reportNames) rmSync(join(dir, '.test-results', name), { force: true });
 
 const turbo = join(root, 'node_modules/.bin/turbo');
+const args = process.argv.slice(2);
+/** `--filter` / `-F`: a run of some workspaces, which type-checks only those. */
+const filtered = args.some((arg) => arg === '-F' || arg.startsWith('--filter'));
+// Every task whose dependencies built runs, and both tiers run, failing or not: one run of
+// minutes shows every failure, not the first.
+const turboRun = (tasks: string[]) => ['run', ...tasks, '--concurrency=2', '--continue=dependencies-successful', ...args];
+
+/** Runs a command with the terminal's output, resolving whether it exited 0. */
+function run(command: string, commandArgs: string[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn(command, commandArgs, { cwd: root, stdio: 'inherit' });
+    child.once('error', () => resolve(false));
+    child.once('exit', (code) => resolve(code === 0));
+  });
+}
+
+const tiers = [
+  {
+    name: 'lint and tests',
+    async run(): Promise<boolean> {
+      // A filtered run checks the types of the workspaces it names, each in its own tsc.
+      if (filtered) return run(turbo, turboRun(['lint', 'test']));
+      // The type check needs every package built (its declarations), as the tests do.
+      const built = await run(turbo, turboRun(['build']));
+      // tsc -b is one process on one core: beside the two test lanes, not before them.
+      const results = await Promise.all([
+        run(turbo, turboRun(['test'])),
+        run(join(root, 'node_modules/.bin/tsc'), ['-b', '--pretty', 'false']),
+        run('npm', ['run', '-s', 'lint:spec']),
+      ]);
+      return built && results.every(Boolean);
+    },
+    what: filtered ? 'turbo run lint test' : 'turbo run build, then turbo run test, tsc -b and npm run lint:spec side by side',
+  },
+  { name: 'end-to-end tests', run: () => run(turbo, turboRun(['test:e2e'])), what: 'turbo run test:e2e' },
+];
+
 const timings: string[] = [];
 let tiersFailed = false;
 for (const tier of tiers) {
   const started = performance.now();
-  // Every task whose dependencies built runs, and both tiers run, failing or not: one run of
-  // minutes shows every failure, not the first.
-  const args = ['run', ...tier.tasks, `--concurrency=${tier.concurrency}`, '--continue=dependencies-successful', ...process.argv.slice(2)];
-  const run = spawnSync(turbo, args, { cwd: root, stdio: 'inherit' });
-  timings.push(`  ${tier.name} (turbo run ${tier.tasks.join(' ')}): ${seconds(performance.now() - started)}${run.status === 0 ? '' : ' (failed)'}`);
-  if (run.status !== 0) tiersFailed = true;
+  const ok = await tier.run();
+  timings.push(`  ${tier.name} (${tier.what}): ${seconds(performance.now() - started)}${ok ? '' : ' (failed)'}`);
+  if (!ok) tiersFailed = true;
 }
 
 let passed = 0;
