@@ -3,7 +3,7 @@
  * data directory starts as a copy of it instead of running initdb inside WebAssembly (about 6 s
  * of CPU against about 0.5 s for the copy), on a first `npm start` as in every test.
  */
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,17 +30,16 @@ export function builtEmptyCluster(): string | undefined {
 }
 
 /**
- * Makes `dir`, an empty directory its caller holds the lock of, a copy of the built cluster.
- * Copied beside and renamed into place, so a process killed during the copy leaves an empty
- * directory (seeded again at the next start), never half a cluster. Returns whether it copied.
+ * Makes `dir`, an empty directory its caller holds the lock of, a copy of the built cluster. The
+ * copy goes into the directory itself (a deployer may have mounted a volume there) with PG_VERSION
+ * last: PGlite takes a directory with PG_VERSION for a cluster, so a copy killed halfway is left as
+ * a killed initdb would leave it, never taken for a whole cluster. Returns whether it copied.
  */
 export function seedFromEmptyCluster(dir: string): boolean {
+  if (readdirSync(dir).length > 0) return false;
   const cluster = builtEmptyCluster();
-  if (!cluster || readdirSync(dir).length > 0) return false;
-  const seeding = `${dir}.seeding`;
-  rmSync(seeding, { recursive: true, force: true });
-  cpSync(cluster, seeding, { recursive: true });
-  rmdirSync(dir);
-  renameSync(seeding, dir);
+  if (!cluster) return false;
+  for (const entry of readdirSync(cluster)) if (entry !== 'PG_VERSION') cpSync(join(cluster, entry), join(dir, entry), { recursive: true });
+  copyFileSync(join(cluster, 'PG_VERSION'), join(dir, 'PG_VERSION'));
   return true;
 }
