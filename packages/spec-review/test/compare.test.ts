@@ -143,6 +143,25 @@ describe('an operation whose id changed is still compared', () => {
   });
 });
 
+describe('a $ref is a JSON pointer in URI-fragment form', () => {
+  // RFC 6901 §6: a pointer in a URI fragment is percent-encoded; `%50` is `P`.
+  it('percent-encoded, it names the same schema as written plainly: nothing changed', () => {
+    const encoded = mutated((d) => {
+      const rewrite = (node: unknown): void => {
+        if (Array.isArray(node)) node.forEach(rewrite);
+        else if (node && typeof node === 'object') {
+          const object = node as Record<string, unknown>;
+          if (object.$ref === '#/components/schemas/NewPet') object.$ref = '#/components/schemas/New%50et';
+          Object.values(object).forEach(rewrite);
+        }
+      };
+      rewrite(d);
+    });
+    expect(JSON.stringify(encoded)).toContain('New%50et');
+    expect(allChanges(compareSpecs(toyApi(), encoded))).toEqual([]);
+  });
+});
+
 describe('component schemas are type names of every generated client', () => {
   // packages/spec-review/README.md, "Judged differently from oasdiff": `api-schema-removed` is breaking, as DECISIONS.md "Versioning" lists it.
   const renamed = () =>
