@@ -22,6 +22,16 @@ function allChanges(review: Review): { severity: Severity; text: string }[] {
   ];
 }
 
+/** Every `$ref` to `from` in `node`, made a `$ref` to `to`. */
+function retargetRefs(node: unknown, from: string, to: string): void {
+  if (Array.isArray(node)) node.forEach((item) => retargetRefs(item, from, to));
+  else if (node && typeof node === 'object') {
+    const object = node as Record<string, unknown>;
+    if (object.$ref === from) object.$ref = to;
+    Object.values(object).forEach((value) => retargetRefs(value, from, to));
+  }
+}
+
 const pets = (doc: Doc) => doc.paths['/pets'];
 const pet = (doc: Doc) => doc.components.schemas.Pet;
 const newPet = (doc: Doc) => doc.components.schemas.NewPet;
@@ -146,17 +156,7 @@ describe('an operation whose id changed is still compared', () => {
 describe('a $ref is a JSON pointer in URI-fragment form', () => {
   // RFC 6901 §6: a pointer in a URI fragment is percent-encoded; `%50` is `P`.
   it('percent-encoded, it names the same schema as written plainly: nothing changed', () => {
-    const encoded = mutated((d) => {
-      const rewrite = (node: unknown): void => {
-        if (Array.isArray(node)) node.forEach(rewrite);
-        else if (node && typeof node === 'object') {
-          const object = node as Record<string, unknown>;
-          if (object.$ref === '#/components/schemas/NewPet') object.$ref = '#/components/schemas/New%50et';
-          Object.values(object).forEach(rewrite);
-        }
-      };
-      rewrite(d);
-    });
+    const encoded = mutated((d) => retargetRefs(d, '#/components/schemas/NewPet', '#/components/schemas/New%50et'));
     expect(JSON.stringify(encoded)).toContain('New%50et');
     expect(allChanges(compareSpecs(toyApi(), encoded))).toEqual([]);
   });
@@ -168,15 +168,7 @@ describe('component schemas are type names of every generated client', () => {
     mutated((d) => {
       d.components.schemas.PetState = d.components.schemas.PetStatus;
       delete d.components.schemas.PetStatus;
-      const retarget = (node: unknown): void => {
-        if (Array.isArray(node)) node.forEach(retarget);
-        else if (node && typeof node === 'object') {
-          const object = node as Record<string, unknown>;
-          if (object.$ref === '#/components/schemas/PetStatus') object.$ref = '#/components/schemas/PetState';
-          Object.values(object).forEach(retarget);
-        }
-      };
-      retarget(d);
+      retargetRefs(d, '#/components/schemas/PetStatus', '#/components/schemas/PetState');
     });
 
   it('a schema renamed with the same shape is breaking, though the wire is unchanged, and the message names the new name', () => {
