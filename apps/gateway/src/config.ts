@@ -37,8 +37,6 @@ export interface GatewayConfig {
   publicBaseUrl: string;
   adminPort: number;
   dataDir: string;
-  /** Where the embedded PGlite database lives when no DATABASE_URL is given: DATA_DIR/gateway. */
-  pgliteDir: string;
   databaseUrl: string | undefined;
   /** The PostgreSQL schema holding the gateway's tables (lets services share one database). */
   databaseSchema: string;
@@ -145,7 +143,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     publicBaseUrl: publicBaseUrlOf({ PUBLIC_BASE_URL: env.PUBLIC_BASE_URL, HOST: host, PORT: String(port) }),
     adminPort: integer(env.ADMIN_PORT, 8081),
     dataDir,
-    pgliteDir: join(dataDir, 'gateway'),
     databaseUrl: env.DATABASE_URL || undefined,
     databaseSchema: env.DATABASE_SCHEMA ?? 'gateway',
     docsBaseUrl: env.DOCS_BASE_URL || undefined,

@@ -93,7 +93,7 @@ function readOrCreateAdminToken(file: string): string {
 export async function startGateway(config: GatewayConfig, logger: Logger = createLogger('gateway')): Promise<Gateway> {
   const db = await openDatabase({
     url: config.databaseUrl,
-    dataDir: config.pgliteDir,
+    dataDir: join(config.dataDir, 'gateway'),
     schema: config.databaseSchema,
     migrationsDir,
   });
