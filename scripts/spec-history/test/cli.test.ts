@@ -1,7 +1,8 @@
 /**
- * `npm run spec:review` end to end on temporary git repositories: real git,
- * the real lint (@redocly/openapi-core, judged against the `redocly lint` CLI),
- * real bundling, the CLI as CI runs it.
+ * `npm run spec:review` on temporary git repositories: real git, the real lint
+ * (@redocly/openapi-core, judged against the `redocly lint` CLI), real bundling. The review runs in
+ * this process (runReview, with the arguments, directory and environment CI gives the CLI), and
+ * once from the command line, which must say the same.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { toyApi, type Doc } from '@gateway-minds/spec-review/toy-api';
+import { runReview } from '../src/review-command.js';
 import { lintSpec } from '../src/sources.js';
 
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
@@ -47,14 +49,17 @@ function writeToy(dir: string, doc: Doc): void {
   writeFileSync(join(dir, 'spec/openapi.yaml'), `${JSON.stringify(doc, null, 2)}\n`);
 }
 
-function review(cwd: string, args: string[], env: Record<string, string> = {}) {
+/** The review as `npm run spec:review` runs it, in this process: its exit code and what it wrote. */
+async function review(cwd: string, args: string[], env: Record<string, string> = {}) {
   const started = performance.now();
-  const result = spawnSync(process.execPath, ['--import', tsxLoader, cli, ...args], {
+  const output = { stdout: '', stderr: '' };
+  const code = await runReview(args, {
     cwd,
-    encoding: 'utf8',
     env: { ...process.env, SPEC_REVIEW_ACCEPT_BREAKING: '', GITHUB_STEP_SUMMARY: '', ...env },
+    stdout: (text) => (output.stdout += text),
+    stderr: (text) => (output.stderr += text),
   });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr, ms: performance.now() - started };
+  return { code, ...output, ms: performance.now() - started };
 }
 
 afterAll(() => {
@@ -68,12 +73,12 @@ describe('spec:review on a git repository', () => {
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'v1');
 
-  it('fails on a breaking change in the working tree, reporting it in Markdown, each change with its file and line', () => {
+  it('fails on a breaking change in the working tree, reporting it in Markdown, each change with its file and line', async () => {
     const head = toyApi();
     delete head.paths['/pets/{pet_id}'].delete;
     head.components.schemas.NewPet.properties.name.maxLength = 40;
     writeToy(repo, head);
-    const run = review(repo, ['--base', 'HEAD']);
+    const run = await review(repo, ['--base', 'HEAD']);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toContain('## Spec review');
     expect(run.stdout).toContain('❌ **2 breaking changes, not acknowledged.**');
@@ -85,16 +90,27 @@ describe('spec:review on a git repository', () => {
     expect(run.stderr).toContain('-> FAIL');
   });
 
-  it('--output writes the format --format names; --markdown writes the Markdown report beside it', () => {
-    const run = review(repo, ['--base', 'HEAD', '--format', 'json', '--output', join(repo, 'report.json'), '--markdown', join(repo, 'report.md')]);
+  it('runs the same review from the command line (src/cli.ts, as `npm run spec:review` starts it): the same exit code, report and summary', async () => {
+    const inProcess = await review(repo, ['--base', 'HEAD', '--format', 'github']);
+    const spawned = spawnSync(process.execPath, ['--import', tsxLoader, '--conditions=@gateway-minds/source', cli, '--base', 'HEAD', '--format', 'github'], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: { ...process.env, SPEC_REVIEW_ACCEPT_BREAKING: '', GITHUB_STEP_SUMMARY: '' },
+    });
+    expect(spawned.status, spawned.stderr).toBe(1);
+    expect([spawned.status, spawned.stdout, spawned.stderr]).toEqual([inProcess.code, inProcess.stdout, inProcess.stderr]);
+  });
+
+  it('--output writes the format --format names; --markdown writes the Markdown report beside it', async () => {
+    const run = await review(repo, ['--base', 'HEAD', '--format', 'json', '--output', join(repo, 'report.json'), '--markdown', join(repo, 'report.md')]);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toBe('');
     expect(JSON.parse(readFileSync(join(repo, 'report.json'), 'utf8')).summary.breaking).toBe(2);
     expect(readFileSync(join(repo, 'report.md'), 'utf8')).toMatch(/^## Spec review\n/);
   });
 
-  it('reports the same changes as JSON (id, level, operations, file, line, pointer, message; lint with locations) and as GitHub annotations on the changed lines', () => {
-    const json = review(repo, ['--base', 'HEAD', '--format', 'json']);
+  it('reports the same changes as JSON (id, level, operations, file, line, pointer, message; lint with locations) and as GitHub annotations on the changed lines', async () => {
+    const json = await review(repo, ['--base', 'HEAD', '--format', 'json']);
     expect(json.code, json.stderr).toBe(1);
     type Reported = { id: string; level: string; operations: string[]; file: string; line: number; pointer: string; message: string };
     const report = JSON.parse(json.stdout) as { breaking: Reported[]; changes: Reported[]; lint: { errors: number; problems: unknown[] } };
@@ -105,66 +121,66 @@ describe('spec:review on a git repository', () => {
     expect(report.changes.find((c) => c.id === 'request-max-length-decreased')).toMatchObject({ level: 'breaking', operations: ['pets_create'], file: 'spec/openapi.yaml', line: maxLengthLine, pointer: '/components/schemas/NewPet/properties/name/maxLength', message: '`maxLength` lowered 80 → 40' });
     expect(report.lint).toMatchObject({ errors: 0 });
 
-    const github = review(repo, ['--base', 'HEAD', '--format', 'github']);
+    const github = await review(repo, ['--base', 'HEAD', '--format', 'github']);
     expect(github.code, github.stderr).toBe(1);
     expect(github.stdout).toContain(`::error file=spec/openapi.yaml,line=${maxLengthLine},title=request-max-length-decreased (breaking)::`);
     // The removed operation: on the line now where `delete` was (the path item's next method, or the path's key), not line 1.
     expect(github.stdout).toMatch(/^::error file=spec\/openapi\.yaml,line=([2-9]|\d\d+),title=api-removed \(breaking\)::pets_delete: DELETE \/pets\/\{pet_id\}: operation removed without being deprecated first$/m);
   });
 
-  it('annotates acknowledged breaking changes as warnings', () => {
-    const github = review(repo, ['--base', 'HEAD', '--format', 'github', '--accept-breaking']);
+  it('annotates acknowledged breaking changes as warnings', async () => {
+    const github = await review(repo, ['--base', 'HEAD', '--format', 'github', '--accept-breaking']);
     expect(github.code, github.stderr).toBe(0);
     expect(github.stdout).not.toContain('::error');
     expect(github.stdout).toMatch(/^::warning file=spec\/openapi\.yaml,line=\d+,title=request-max-length-decreased \(breaking%2C acknowledged\)::/m);
   });
 
-  it('re-levels a check by id (--level), and refuses a malformed one', () => {
-    const relevelled = review(repo, ['--base', 'HEAD', '--level', 'request-max-length-decreased=warning', '--level', 'api-removed=info']);
+  it('re-levels a check by id (--level), and refuses a malformed one', async () => {
+    const relevelled = await review(repo, ['--base', 'HEAD', '--level', 'request-max-length-decreased=warning', '--level', 'api-removed=info']);
     expect(relevelled.code, relevelled.stderr).toBe(0);
     expect(relevelled.stdout).toContain('✅ **No breaking changes.**');
-    expect(review(repo, ['--base', 'HEAD', '--level', 'api-removed=fatal']).code).toBe(2);
+    expect((await review(repo, ['--base', 'HEAD', '--level', 'api-removed=fatal'])).code).toBe(2);
   });
 
-  it('passes when the breaking change is acknowledged, by flag or by the variable CI sets from the label', () => {
-    const byFlag = review(repo, ['--base', 'HEAD', '--accept-breaking']);
+  it('passes when the breaking change is acknowledged, by flag or by the variable CI sets from the label', async () => {
+    const byFlag = await review(repo, ['--base', 'HEAD', '--accept-breaking']);
     expect(byFlag.code, byFlag.stderr).toBe(0);
     expect(byFlag.stdout).toContain('⚠️ **2 breaking changes, acknowledged.**');
-    const byEnv = review(repo, ['--base', 'HEAD'], { SPEC_REVIEW_ACCEPT_BREAKING: '1' });
+    const byEnv = await review(repo, ['--base', 'HEAD'], { SPEC_REVIEW_ACCEPT_BREAKING: '1' });
     expect(byEnv.code, byEnv.stderr).toBe(0);
   });
 
-  it('says what a new operation needs: a handler (the scaffold command, where it is bound), the rest being generated; and shows appended sections', () => {
+  it('says what a new operation needs: a handler (the scaffold command, where it is bound), the rest being generated; and shows appended sections', async () => {
     const head = toyApi();
     head.paths['/pets/{pet_id}'].put = { operationId: 'pets_replace', summary: 'Replace a pet', responses: { '200': { description: 'ok' } } };
     writeToy(repo, head);
     writeFileSync(join(repo, 'preview.md'), '### Next release\n\n0.2.0 (minor)\n');
-    const run = review(repo, ['--base', 'HEAD', '--append', join(repo, 'preview.md')]);
+    const run = await review(repo, ['--base', 'HEAD', '--append', join(repo, 'preview.md')]);
     expect(run.stdout).toContain('### Next release\n\n0.2.0 (minor)');
     expect(run.stdout).toContain('- `pets_replace` `PUT /pets/{pet_id}`: Replace a pet');
     expect(run.stdout).toContain('↳ needs a server handler: `npm run scaffold:handler -- pets_replace` writes a stub, bound in `apps/gateway/src/routes/gateway-routes.ts`.');
     expect(run.stdout).toContain('The typed client, the CLI, the MCP server, the MSW handlers, the Prism mock and the docs pick new operations up by themselves');
   });
 
-  it('passes a compatible change between two commits', () => {
+  it('passes a compatible change between two commits', async () => {
     const head = toyApi();
     head.components.schemas.NewPet.properties.color = { type: 'string', maxLength: 20 };
     head.components.schemas.PetStatus.enum.push('adopted');
     writeToy(repo, head);
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'v2: optional color, a new status');
-    const run = review(repo, ['--base', 'HEAD~1', '--head', 'HEAD']);
+    const run = await review(repo, ['--base', 'HEAD~1', '--head', 'HEAD']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('✅ **No breaking changes.**');
     expect(run.stdout).toContain('new optional property `color`');
     expect(run.stdout).toContain('may now return enum value `adopted`');
   });
 
-  it('fails on lint errors even when breaking changes are acknowledged', () => {
+  it('fails on lint errors even when breaking changes are acknowledged', async () => {
     const head = toyApi();
     delete head.paths['/status'].get.summary; // the fixture config makes operation-summary an error
     writeToy(repo, head);
-    const run = review(repo, ['--base', 'HEAD', '--accept-breaking']);
+    const run = await review(repo, ['--base', 'HEAD', '--accept-breaking']);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toContain('❌ **The head spec does not lint: 1 error.**');
     expect(run.stdout).toMatch(/- error `operation-summary`: .* \(spec\/openapi\.yaml:\d+/);
@@ -187,11 +203,11 @@ describe('spec:review on a git repository', () => {
     );
   });
 
-  it('reports a head spec that does not bundle, with the reason and the lint problems, in every format (exit 1)', () => {
+  it('reports a head spec that does not bundle, with the reason and the lint problems, in every format (exit 1)', async () => {
     const head = toyApi();
     head.paths['/status'].get.responses['200'].content['application/json'].schema = { $ref: '#/components/schemas/NoSuchSchema' };
     writeToy(repo, head);
-    const run = review(repo, ['--base', 'HEAD', '--markdown', join(repo, 'broken.md')]);
+    const run = await review(repo, ['--base', 'HEAD', '--markdown', join(repo, 'broken.md')]);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toContain('❌ **The head spec does not bundle, so it was not compared.**');
     expect(run.stdout).toContain("- Can't resolve $ref (spec/openapi.yaml#/paths/~1status/get/responses/200/content/application~1json/schema)");
@@ -199,32 +215,32 @@ describe('spec:review on a git repository', () => {
     expect(readFileSync(join(repo, 'broken.md'), 'utf8')).toBe(run.stdout);
     expect(run.stderr).toContain('does not bundle');
 
-    const github = review(repo, ['--base', 'HEAD', '--format', 'github']);
+    const github = await review(repo, ['--base', 'HEAD', '--format', 'github']);
     expect(github.code).toBe(1);
     expect(github.stdout).toMatch(/^::error file=spec\/openapi\.yaml,line=1,title=spec does not bundle::spec\/openapi\.yaml does not bundle:%0A- Can't resolve \$ref/m);
-    const json = review(repo, ['--base', 'HEAD', '--format', 'json']);
+    const json = await review(repo, ['--base', 'HEAD', '--format', 'json']);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout).bundleError).toContain("Can't resolve $ref");
   });
 
-  it('exits 2 on an unknown base ref or a missing --base', () => {
-    const unknown = review(repo, ['--base', 'no-such-ref']);
+  it('exits 2 on an unknown base ref or a missing --base', async () => {
+    const unknown = await review(repo, ['--base', 'no-such-ref']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown git ref no-such-ref');
-    const missing = review(repo, []);
+    const missing = await review(repo, []);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--base is required');
   });
 });
 
 describe('spec:review on a copy of this repository spec', () => {
-  it('bundles and lints the real spec at a commit and in the working tree: no change, exit 0', () => {
+  it('bundles and lints the real spec at a commit and in the working tree: no change, exit 0', async () => {
     const repo = tempRepo();
     cpSync(join(repoRoot, 'spec'), join(repo, 'spec'), { recursive: true });
     for (const file of ['redocly.yaml', '.redocly.lint-ignore.yaml']) cpSync(join(repoRoot, file), join(repo, file));
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'the spec');
-    const run = review(repo, ['--base', 'HEAD']);
+    const run = await review(repo, ['--base', 'HEAD']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('| Lint (`redocly lint`) | 0 errors, 0 warnings |');
     expect(run.stdout).toContain('✅ **No breaking changes.**');
@@ -237,7 +253,7 @@ describe('spec:review on a copy of this repository spec', () => {
     const constLine = text.split('\n').findIndex((l) => l.trim() === 'const: 30') + 1;
     expect(constLine).toBeGreaterThan(0);
     writeFileSync(file, text.replace('const: 30', 'const: 60'));
-    const github = review(repo, ['--base', 'HEAD', '--format', 'github']);
+    const github = await review(repo, ['--base', 'HEAD', '--format', 'github']);
     expect(github.code, github.stderr).toBe(1);
     expect(github.stdout).toContain(`::error file=spec/components/schemas/GatewayStatus.yaml,line=${constLine},title=response-const-changed (breaking)::`);
   });
