@@ -344,7 +344,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     // instead of the validator's own router, which matched every request against every route again.
     operationHandlers: false,
   } as const;
-  const validator = validatorOnFirstUse(() => OpenApiValidator.middleware({ ...validatorOptions, validateRequests: { ...validatorOptions.validateRequests } }) as unknown as RequestHandler[]);
+  const validator = validatorOnFirstUse(validatorOptions, () => OpenApiValidator.middleware({ ...validatorOptions, validateRequests: { ...validatorOptions.validateRequests } }) as unknown as RequestHandler[]);
   app.locals.validator = validator;
   const wholeValidator = validator.whole;
   // After a compiled pass, only what response validation needs of the validator: its route

@@ -1,5 +1,6 @@
 /**
- * express-openapi-validator's middleware, built on the first request that needs it.
+ * express-openapi-validator's middleware, built on the first request that needs it, and once per
+ * process for the same document and options.
  *
  * Built, the validator loads and prepares its document at once, whatever its options: it compiles
  * the OpenAPI meta-schema even with `validateApiSpec: false`, and compiles each `$ref` it meets to
@@ -8,7 +9,15 @@
  * accept needs the validator only when responses are validated; so a service in production pays
  * that on its first refused request, and one that validates its responses (`npm start`) on its
  * first request, instead of while every process of the stack starts at once.
+ *
+ * Its response check compiles each operation's response schemas on that operation's first answer,
+ * every schema a `$ref` reaches again with them (with validated responses, the largest share of
+ * a service's CPU in a short run). Apps that one process builds from the same document and options
+ * (a stack started again in the same process, every stack a test suite starts) take the validator
+ * the first of them built, and with it what it has compiled: its only state is caches of what the
+ * document says; a request's own state lives on the request.
  */
+import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { validatorStep } from './dependency-internals.js';
 import { middlewareChain } from './middleware-chain.js';
@@ -18,15 +27,37 @@ export interface ValidatorOnFirstUse {
   whole: RequestHandler;
   /** One step of it, by name (dependency-internals.ts). */
   step(name: Parameters<typeof validatorStep>[1]): RequestHandler;
-  /** Whether it has been built (tests read this). */
+  /** Whether this app has needed it yet (tests read this). */
   readonly built: boolean;
+  /** Whether this app took the validator another app of the process built (tests read this). */
+  readonly shared: boolean;
 }
 
-/** `build` calls express-openapi-validator's `middleware()`. */
-export function validatorOnFirstUse(build: () => RequestHandler[]): ValidatorOnFirstUse {
+/** Validators built in this process, by a hash of what they were built from; the oldest goes past a few. */
+const builtValidators = new Map<string, RequestHandler[]>();
+const keptValidators = 8;
+
+/**
+ * `build` calls express-openapi-validator's `middleware()` with `options`; `options` (the document
+ * and every setting, as JSON) says which apps may share what it builds.
+ */
+export function validatorOnFirstUse(options: object, build: () => RequestHandler[]): ValidatorOnFirstUse {
   let steps: RequestHandler[] | undefined;
   let whole: RequestHandler | undefined;
-  const built = () => (steps ??= build());
+  let shared = false;
+  const built = () => {
+    if (steps) return steps;
+    // Hashed before the build: the validator may change the document it is given.
+    const key = createHash('sha256').update(JSON.stringify(options)).digest('base64url');
+    steps = builtValidators.get(key);
+    shared = steps !== undefined;
+    if (!steps) {
+      steps = build();
+      builtValidators.set(key, steps);
+      if (builtValidators.size > keptValidators) builtValidators.delete(builtValidators.keys().next().value!);
+    }
+    return steps;
+  };
   return {
     whole: (req, res, next) => (whole ??= middlewareChain(...built()))(req, res, next),
     step(name) {
@@ -35,6 +66,9 @@ export function validatorOnFirstUse(build: () => RequestHandler[]): ValidatorOnF
     },
     get built() {
       return steps !== undefined;
+    },
+    get shared() {
+      return shared;
     },
   };
 }

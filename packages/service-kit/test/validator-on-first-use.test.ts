@@ -1,33 +1,35 @@
 /**
  * express-openapi-validator is built on the first request that needs it (validator-on-first-use.ts):
  * not at start, not for a request the compiled validators accept while responses are not
- * validated, and then it answers as it always did.
+ * validated, and then it answers as it always did; apps of one process built from the same document
+ * and options share it.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { operationPath, operationTable } from '@gateway-minds/contract';
+import { operationPath, operationTable, type OperationFacts } from '@gateway-minds/contract';
 import { createLogger, createServiceApp, type OperationHandler } from '../src/index.js';
 
 const mindId = '3f2b8c1e-5a7d-4e9f-8b6a-1c2d3e4f5a6b';
 /** Not a Mind: only a response check refuses it. */
 const reached: OperationHandler = (_req, res) => void res.json({ not: 'a mind' });
 
-let server: Server | undefined;
-afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+const servers: Server[] = [];
+afterEach(() => Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve)))));
 
-async function serve(validateResponses: boolean) {
+async function serve(validateResponses: boolean, operations: OperationFacts[] = [operationTable.minds_getMind]) {
   const app = createServiceApp({
-    operations: [operationTable.minds_getMind],
-    handlers: { minds_getMind: reached },
+    operations,
+    handlers: Object.fromEntries(operations.map((operation) => [operation.operationId, reached])),
     validateResponses,
     docsBaseUrl: 'http://docs.test',
     logger: createLogger('test'),
   });
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server!.once('listening', resolve));
+  const server = app.listen(0, '127.0.0.1');
+  servers.push(server);
+  await new Promise((resolve) => server.once('listening', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { validator: app.locals.validator as { built: boolean }, get: (id: string) => fetch(base + operationPath('minds_getMind', { mind_id: id })) };
+  return { validator: app.locals.validator as { built: boolean; shared: boolean }, get: (id: string) => fetch(base + operationPath('minds_getMind', { mind_id: id })) };
 }
 
 describe('express-openapi-validator, built on first use', () => {
@@ -48,5 +50,22 @@ describe('express-openapi-validator, built on first use', () => {
     const answer = await get(mindId);
     expect(validator.built).toBe(true);
     expect(answer.status).toBe(500);
+  });
+
+  it('a second app of the process with the same document and options takes the validator the first built, and answers as it did; other options build their own', async () => {
+    // Two operations no other test serves together: no earlier app of this worker built this document's validator.
+    const operations = [operationTable.minds_getMind, operationTable.minds_listMinds];
+    const first = await serve(false, operations);
+    const second = await serve(false, operations);
+    for (const app of [first, second]) {
+      const refused = await app.get('not-a-uuid');
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('INVALID_IDENTIFIER');
+    }
+    expect([first.validator.shared, second.validator.shared]).toEqual([false, true]);
+
+    const validating = await serve(true, operations);
+    expect((await validating.get(mindId)).status).toBe(500);
+    expect(validating.validator.shared).toBe(false);
   });
 });
