@@ -3,10 +3,12 @@
  * bench never touches the working tree, its data or its turbo cache. The copy has its own
  * workspaces (node_modules/@gateway-minds points into the copy) and borrows everything else that
  * `npm install` put in node_modules, by symbolic link. It is a git repository of its own, as turbo
- * and the spec review expect.
+ * and the spec review expect, ignoring those links as the repository ignores node_modules. Its
+ * turbo cache starts as the repository's (hard links; turbo never rewrites an entry): a build of
+ * the copy then runs only the tasks whose inputs differ from a build the repository has cached.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { repoRoot } from './paths.js';
@@ -46,8 +48,23 @@ export function scratchRepository(prefix = 'gateway-minds-scratch-'): ScratchRep
   }
   const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'pipe' });
   git('init', '-q');
+  // The repository's .gitignore names node_modules/ as a directory; in the copy they are links.
+  appendFileSync(join(root, '.git/info/exclude'), 'node_modules\n');
   git('add', '-A');
   git('-c', 'user.name=scratch', '-c', 'user.email=scratch@test.invalid', 'commit', '-qm', 'scratch copy');
+  const cache = join(repoRoot, '.turbo/cache');
+  if (existsSync(cache)) {
+    mkdirSync(join(root, '.turbo/cache'), { recursive: true });
+    for (const entry of readdirSync(cache)) {
+      const from = join(cache, entry);
+      const to = join(root, '.turbo/cache', entry);
+      try {
+        linkSync(from, to);
+      } catch {
+        copyFileSync(from, to); // the temporary directory is on another file system
+      }
+    }
+  }
   // Retried: a process that has just exited may have left a file being written a moment ago.
   return { root, remove: () => rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }) };
 }

@@ -31,14 +31,27 @@ function inScratch(command: string, args: string[], env: Record<string, string> 
   return run(command, args, { cwd: scratch.root, env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', FORCE_COLOR: '0', NO_COLOR: '1', ...env }, maxBuffer: 64 * 1024 * 1024 });
 }
 
-async function turboBuild(): Promise<{ ok: boolean; output: string }> {
+/** One task of a turbo run, as its run summary (`--summarize`) records it. */
+interface RunTask {
+  taskId: string;
+  cache: { status: 'HIT' | 'MISS' };
+  dependencies: string[];
+}
+
+async function turboBuild(): Promise<{ ok: boolean; output: string; tasks: RunTask[] }> {
+  let ok = true;
+  let output: string;
   try {
-    const { stdout, stderr } = await inScratch(join(scratch.root, 'node_modules/.bin/turbo'), ['run', 'build', '--continue', '--output-logs=errors-only']);
-    return { ok: true, output: stdout + stderr };
+    const { stdout, stderr } = await inScratch(join(scratch.root, 'node_modules/.bin/turbo'), ['run', 'build', '--continue', '--output-logs=errors-only', '--summarize']);
+    output = stdout + stderr;
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string };
-    return { ok: false, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+    ok = false;
+    output = `${failed.stdout ?? ''}${failed.stderr ?? ''}`;
   }
+  const summary = /Summary:\s+(\S+\.json)/.exec(output)?.[1];
+  const tasks = summary ? (JSON.parse(readFileSync(summary, 'utf8')) as { tasks: RunTask[] }).tasks : [];
+  return { ok, output, tasks };
 }
 
 /** Starts a long-running program of the copy and resolves once `ready` matches what it printed. */
@@ -90,7 +103,7 @@ afterAll(async () => {
 
 describe('a compatible spec change, built with turbo', () => {
   let newOperation: string;
-  let firstBuild: { ok: boolean; output: string };
+  let firstBuild: Awaited<ReturnType<typeof turboBuild>>;
 
   beforeAll(async () => {
     editFile(join(scratch.root, 'spec/components/schemas/Mind.yaml'), (text) =>
@@ -105,6 +118,18 @@ describe('a compatible spec change, built with turbo', () => {
     const { stdout, stderr } = await inScratch(join(scratch.root, 'node_modules/.bin/redocly'), ['lint', 'spec/openapi.yaml', '--format=stylish'], { REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' });
     expect(`${stdout}${stderr}`).toMatch(/valid/i);
   }, 120_000);
+
+  it('rebuilds every package the contract reaches and takes the others from the repository\'s turbo cache (DESIGN.md: "a change to spec/ rebuilds exactly what depends on it")', () => {
+    const byId = new Map(firstBuild.tasks.map((task) => [task.taskId, task]));
+    const reachesContract = (id: string): boolean => id === '@gateway-minds/contract#build' || (byId.get(id)?.dependencies ?? []).some(reachesContract);
+    const built = (ids: string[]) => ids.filter((id) => byId.get(id)!.cache.status === 'MISS');
+    const fromContract = [...byId.keys()].filter(reachesContract);
+    const rest = [...byId.keys()].filter((id) => !reachesContract(id));
+    expect(fromContract).toContain('@gateway-minds/client#build');
+    expect(built(fromContract)).toEqual(fromContract);
+    expect(rest).toContain('@gateway-minds/db#build');
+    expect(built(rest)).toEqual([]);
+  });
 
   it('fails the build at the Minds handler table, naming the operation that has no handler', () => {
     expect(firstBuild.ok).toBe(false);
