@@ -4,8 +4,9 @@
  * workspaces (node_modules/@gateway-minds points into the copy) and borrows everything else that
  * `npm install` put in node_modules, by symbolic link. It is a git repository of its own, as turbo
  * and the spec review expect, ignoring those links as the repository ignores node_modules. Its
- * turbo cache starts as the repository's (hard links; turbo never rewrites an entry): a build of
- * the copy then runs only the tasks whose inputs differ from a build the repository has cached.
+ * turbo cache starts as the repository's, by hard links (an entry is named by the hash of its
+ * task's inputs, so the copy could only ever write an entry the same again): a build of the copy
+ * then runs only the tasks whose inputs differ from a build the repository has cached.
  */
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
