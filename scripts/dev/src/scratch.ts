@@ -5,7 +5,7 @@
  * `npm install` put in node_modules, by symbolic link. It is a git repository of its own, as turbo
  * and the spec review expect, ignoring those links as the repository ignores node_modules. Its
  * turbo cache starts as the repository's, by hard links (an entry is named by the hash of its
- * task's inputs, so the copy could only ever write an entry the same again): a build of the copy
+ * task's inputs, so the copy could only ever write an entry for the same inputs again): a build of the copy
  * then runs only the tasks whose inputs differ from a build the repository has cached.
  */
 import { execFileSync } from 'node:child_process';
