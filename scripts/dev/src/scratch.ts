@@ -4,12 +4,11 @@
  * workspaces (node_modules/@gateway-minds points into the copy) and borrows everything else that
  * `npm install` put in node_modules, by symbolic link. It is a git repository of its own, as turbo
  * and the spec review expect, ignoring those links as the repository ignores node_modules. Its
- * turbo cache starts as the repository's, by hard links (an entry is named by the hash of its
- * task's inputs, so the copy could only ever write an entry for the same inputs again): a build of the copy
- * then runs only the tasks whose inputs differ from a build the repository has cached.
+ * turbo cache starts as a copy of the repository's (a few megabytes): a build of the copy then
+ * runs only the tasks whose inputs differ from a build the repository has cached.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { repoRoot } from './paths.js';
@@ -54,18 +53,7 @@ export function scratchRepository(prefix = 'gateway-minds-scratch-'): ScratchRep
   git('add', '-A');
   git('-c', 'user.name=scratch', '-c', 'user.email=scratch@test.invalid', 'commit', '-qm', 'scratch copy');
   const cache = join(repoRoot, '.turbo/cache');
-  if (existsSync(cache)) {
-    mkdirSync(join(root, '.turbo/cache'), { recursive: true });
-    for (const entry of readdirSync(cache)) {
-      const from = join(cache, entry);
-      const to = join(root, '.turbo/cache', entry);
-      try {
-        linkSync(from, to);
-      } catch {
-        copyFileSync(from, to); // the temporary directory is on another file system
-      }
-    }
-  }
+  if (existsSync(cache)) cpSync(cache, join(root, '.turbo/cache'), { recursive: true });
   // Retried: a process that has just exited may have left a file being written a moment ago.
   return { root, remove: () => rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }) };
 }
