@@ -21,6 +21,15 @@
  *    https://github.com/cdimascio/express-openapi-validator/pull/1217 ("perf: cache route
  *    matchers", open), and a way to validate a response for an operation already matched.
  *
+ * 3. One built `middleware()` array serves every app of a process built from the same document and
+ *    options (`validator-on-first-use.ts`): its middleware keeps no state of an app or a request
+ *    between requests, only what it compiled from its document (Ajv instances, validators per route,
+ *    content type and status). An upgrade that kept per-app or per-request state there would mix
+ *    two apps' requests; `test/validator-on-first-use.test.ts` serves two apps from one validator.
+ *
+ *    Waits for: nothing upstream; a documented promise that a middleware may be shared would let
+ *    this entry go.
+ *
  * What the project owns instead of patching the validator: request validation compiled per
  * operation (`compiled-request-validation.ts`, its own Ajv), and when the validator is built
  * (`validator-on-first-use.ts`). Building it costs start-up work its options cannot skip:
