@@ -2,9 +2,11 @@
  * `spec-review <base> <head>` on files: OpenAPI 3.0 and 3.1, YAML and JSON, split across files through
  * `$ref`; `--output` writes the format `--format` names; the exit status says whether something breaks.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/bin.js';
 
@@ -67,5 +69,13 @@ describe('spec-review <base> <head>', () => {
     } finally {
       stderr.mockRestore();
     }
+  });
+
+  it('runs as the installed command (bin/spec-review.js, TypeScript through tsx): exit 1 and the breaking change in its report', async () => {
+    const bin = fileURLToPath(new URL('../bin/spec-review.js', import.meta.url));
+    const spawned = spawnSync(process.execPath, [bin, file('base/openapi.yaml'), file('head.json'), '--format', 'json'], { encoding: 'utf8' });
+    expect(spawned.status, spawned.stderr).toBe(1);
+    const report = JSON.parse(spawned.stdout) as { breaking: { id: string }[] };
+    expect(report.breaking.map((change) => change.id)).toContain('request-max-length-decreased');
   });
 });
