@@ -45,7 +45,7 @@ export interface IssuedCredential {
 export const topologies = ['all-in-one', 'processes'] as const;
 export type Topology = (typeof topologies)[number];
 
-/** The topology a suite runs against: STACK_TOPOLOGY (a vitest project sets it), else npm start's default. */
+/** The topology a suite runs against: STACK_TOPOLOGY (as npm start reads it), else npm start's default. */
 export function defaultTopology(): Topology {
   const chosen = process.env.STACK_TOPOLOGY || 'all-in-one';
   if (!(topologies as readonly string[]).includes(chosen)) throw new Error(`STACK_TOPOLOGY must be one of ${topologies.join(', ')}, got ${chosen}`);

@@ -1,14 +1,13 @@
 /**
- * The order the suite's files start in, two at a time. Vitest runs its projects one after the
- * other and, on a machine with no results cache (a fresh clone, CI), the larger files first; the
- * files below take the longest (kill -9 restarts waiting for a stale lock, 10,000 requests one at
- * a time, two stacks compared), so started last they leave one worker idle while the other ends
- * them. Started first, in either topology, the short files fill in beside them. Only the order
- * changes: every file still runs.
+ * The order the suite's files start in, two at a time. On a machine with no results cache (a fresh
+ * clone, CI), vitest starts the larger files first; the files below take the longest (kill -9
+ * restarts waiting for a stale lock, 10,000 requests in each topology, two stacks compared), so
+ * started last they leave one worker idle while the other ends them. Started first, the short
+ * files fill in beside them. Only the order changes: every file still runs.
  */
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-const longest = ['test/durability.test.ts', 'test/hostile-input.test.ts', 'test/topology-parity.test.ts'];
+const longest = ['test/durability.test.ts', 'test/hostile-input.test.ts', 'test/hostile-input.processes.test.ts', 'test/topology-parity.test.ts'];
 
 const rank = (spec: TestSpecification) => {
   const index = longest.findIndex((file) => spec.moduleId.endsWith(`/${file}`));
