@@ -7,7 +7,7 @@
  *    references the configs each workspace's `lint` script checks) and `npm run lint:spec`.
  *    Filtered (`npm test -- --filter=@gateway-minds/db`), `turbo run lint test` for those.
  * 2. `turbo run test:e2e`, after all of them: the files that start a stack, Prism, Chromium,
- *    `npm pack` or a program of their own, two workspaces at a time.
+ *    `npm pack` or a program of their own, two workspaces at a time, the longest two first.
  *
  * It closes with each tier's wall time, the ten slowest test files, each workspace's count and one
  * line CI reads: "Tests: N passed, N failed, N skipped", summed from every vitest JSON report
@@ -48,6 +48,8 @@ const filtered = args.some((arg) => arg === '-F' || arg.startsWith('--filter'));
 // Every task whose dependencies built runs, and both tiers run, failing or not: one run of
 // minutes shows every failure, not the first.
 const turboRun = (tasks: string[]) => ['run', ...tasks, '--concurrency=2', '--continue=dependencies-successful', ...args];
+/** The end-to-end workspaces that take the longest (README "Tests", slowest files), started first. */
+const longestEndToEnd = ['@gateway-minds/conformance', '@gateway-minds/dev'];
 
 /** Runs a command with the terminal's output, resolving whether it exited 0. */
 function run(command: string, commandArgs: string[]): Promise<boolean> {
@@ -76,7 +78,19 @@ const tiers = [
     },
     what: filtered ? 'turbo run lint test' : 'turbo run build, then turbo run test, tsc -b and npm run lint:spec side by side',
   },
-  { name: 'end-to-end tests', run: () => run(turbo, turboRun(['test:e2e'])), what: 'turbo run test:e2e' },
+  {
+    name: 'end-to-end tests',
+    async run(): Promise<boolean> {
+      if (filtered) return run(turbo, turboRun(['test:e2e']));
+      // Turbo starts ready tasks in the order they became ready, and a workspace that depends on
+      // the most becomes ready last: the longest one would start last and end alone, one core idle.
+      // So the longest two run first, side by side, then the rest.
+      const longestFirst = await run(turbo, turboRun(['test:e2e', ...longestEndToEnd.map((name) => `--filter=${name}`)]));
+      const rest = await run(turbo, turboRun(['test:e2e', ...longestEndToEnd.map((name) => `--filter=!${name}`)]));
+      return longestFirst && rest;
+    },
+    what: filtered ? 'turbo run test:e2e' : `turbo run test:e2e for ${longestEndToEnd.join(' and ')}, then for the rest`,
+  },
 ];
 
 const timings: string[] = [];
