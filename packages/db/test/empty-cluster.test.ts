@@ -19,6 +19,18 @@ it('the build left an empty cluster made by the PGlite installed now', () => {
   expect(builtEmptyCluster()).toBeDefined();
 });
 
+it('the built cluster holds the one database PGlite opens, postgres, and not the templates only CREATE DATABASE reads', async () => {
+  const copy = freshDataDir();
+  cpSync(builtEmptyCluster()!, copy, { recursive: true });
+  const pglite = await PGlite.create({ dataDir: copy });
+  try {
+    expect((await pglite.query('SELECT datname FROM pg_database')).rows).toEqual([{ datname: 'postgres' }]);
+  } finally {
+    await pglite.close();
+  }
+  expect(readdirSync(join(copy, 'base'))).toHaveLength(1);
+});
+
 it('an empty data directory opens as a copy of that cluster, its migrations applied', async () => {
   const copy = freshDataDir();
   cpSync(builtEmptyCluster()!, copy, { recursive: true });
