@@ -2,9 +2,10 @@
  * `npm test`: the repository's tests in two tiers, then one summary.
  *
  * 1. Lint and in-process tests: `turbo run build`, then side by side `turbo run test` (every
- *    workspace's in-process tests, type tests `*.test-d.ts` included, two workspaces at a time),
- *    `tsc -b` (every workspace's type check in one TypeScript process: the root tsconfig.json
- *    references the configs each workspace's `lint` script checks) and `npm run lint:spec`.
+ *    workspace's in-process tests, type tests `*.test-d.ts` included, two workspaces at a time,
+ *    the longest two first), `tsc -b` (every workspace's type check in one TypeScript process: the
+ *    root tsconfig.json references the configs each workspace's `lint` script checks) and
+ *    `npm run lint:spec`.
  *    Filtered (`npm test -- --filter=@gateway-minds/db`), `turbo run lint test` for those.
  * 2. `turbo run test:e2e`, after all of them: the files that start a stack, Prism, Chromium,
  *    `npm pack` or a program of their own, two workspaces at a time, the longest two first.
@@ -48,8 +49,24 @@ const filtered = args.some((arg) => arg === '-F' || arg.startsWith('--filter'));
 // Every task whose dependencies built runs, and both tiers run, failing or not: one run of
 // minutes shows every failure, not the first.
 const turboRun = (tasks: string[]) => ['run', ...tasks, '--concurrency=2', '--continue=dependencies-successful', ...args];
-/** The end-to-end workspaces that take the longest (README "Tests", slowest files), started first. */
-const longestEndToEnd = ['@gateway-minds/conformance', '@gateway-minds/dev'];
+/**
+ * Per task, the two workspaces whose runs take the longest (README "Tests"): the Minds and gateway
+ * tests wait on stores and deadlines, conformance and dev run the most.
+ */
+const longest = { test: ['@gateway-minds/minds', '@gateway-minds/gateway'], 'test:e2e': ['@gateway-minds/conformance', '@gateway-minds/dev'] };
+
+/**
+ * `turbo run <task>`, the longest two workspaces first, side by side, then the rest. Turbo starts
+ * ready tasks in the order they became ready, and a workspace that depends on the most becomes
+ * ready last: the longest would start last and end alone, one core idle. The two runs follow one
+ * another, never side by side: both would restore the same build outputs.
+ */
+async function longestFirst(task: keyof typeof longest): Promise<boolean> {
+  const first = await run(turbo, turboRun([task, ...longest[task].map((name) => `--filter=${name}`)]));
+  const rest = await run(turbo, turboRun([task, ...longest[task].map((name) => `--filter=!${name}`)]));
+  return first && rest;
+}
+const longestFirstWhat = (task: keyof typeof longest) => `turbo run ${task} for ${longest[task].map((name) => name.replace('@gateway-minds/', '')).join(' and ')}, then for the rest`;
 
 /** Runs a command with the terminal's output, resolving whether it exited 0. */
 function run(command: string, commandArgs: string[]): Promise<boolean> {
@@ -70,26 +87,20 @@ const tiers = [
       const built = await run(turbo, turboRun(['build']));
       // tsc -b is one process on one core: beside the two test lanes, not before them.
       const results = await Promise.all([
-        run(turbo, turboRun(['test'])),
+        longestFirst('test'),
         run(join(root, 'node_modules/.bin/tsc'), ['-b', '--pretty', 'false']),
         run('npm', ['run', '-s', 'lint:spec']),
       ]);
       return built && results.every(Boolean);
     },
-    what: filtered ? 'turbo run lint test' : 'turbo run build, then turbo run test, tsc -b and npm run lint:spec side by side',
+    what: filtered ? 'turbo run lint test' : `turbo run build, then side by side ${longestFirstWhat('test')}, tsc -b and npm run lint:spec`,
   },
   {
     name: 'end-to-end tests',
     async run(): Promise<boolean> {
-      if (filtered) return run(turbo, turboRun(['test:e2e']));
-      // Turbo starts ready tasks in the order they became ready, and a workspace that depends on
-      // the most becomes ready last: the longest one would start last and end alone, one core idle.
-      // So the longest two run first, side by side, then the rest.
-      const longestFirst = await run(turbo, turboRun(['test:e2e', ...longestEndToEnd.map((name) => `--filter=${name}`)]));
-      const rest = await run(turbo, turboRun(['test:e2e', ...longestEndToEnd.map((name) => `--filter=!${name}`)]));
-      return longestFirst && rest;
+      return filtered ? run(turbo, turboRun(['test:e2e'])) : longestFirst('test:e2e');
     },
-    what: filtered ? 'turbo run test:e2e' : `turbo run test:e2e for ${longestEndToEnd.join(' and ')}, then for the rest`,
+    what: filtered ? 'turbo run test:e2e' : longestFirstWhat('test:e2e'),
   },
 ];
 
