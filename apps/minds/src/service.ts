@@ -16,7 +16,6 @@ import {
   ADMITTED_OPERATIONS_PATH,
   ASSERTION_KEY_IDS_PATH,
   AssertionKeySet,
-  ServiceError,
   createContractServer,
   refused,
   createLogger,

@@ -36,7 +36,6 @@ function pathOf(operation: OperationFacts): string {
 }
 
 const isAgentOperation = (o: OperationFacts) => o.security.some((s) => s.scheme === 'agentCredential');
-const humanOperations = mindsOperations.filter((o) => !isAgentOperation(o));
 const agentOperations = mindsOperations.filter(isAgentOperation);
 
 it('serves exactly the 21 Minds operations of the contract', () => {

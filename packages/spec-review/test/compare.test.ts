@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareSpecs, type Review, type Severity } from '../src/compare.js';
 import { generatedClientLevels } from '../src/registry.js';
-import { renderMarkdown } from '../src/report.js';
 import { mutated, toyApi, type Doc } from './fixtures/toy-api.js';
 
 function lines(review: Review): string[] {
