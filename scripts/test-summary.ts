@@ -3,12 +3,12 @@
  *
  * 1. Lint and in-process tests: `turbo run build`, then side by side `turbo run test` (every
  *    workspace's in-process tests, type tests `*.test-d.ts` included, two workspaces at a time,
- *    the longest first), `tsc -b` (every workspace's type check in one TypeScript process: the
+ *    the longest two first), `tsc -b` (every workspace's type check in one TypeScript process: the
  *    root tsconfig.json references the configs each workspace's `lint` script checks) and
  *    `npm run lint:spec`.
  *    Filtered (`npm test -- --filter=@gateway-minds/db`), `turbo run lint test` for those.
  * 2. `turbo run test:e2e`, after all of them: the files that start a stack, Prism, Chromium,
- *    `npm pack` or a program of their own, two workspaces at a time, the longest first.
+ *    `npm pack` or a program of their own, two workspaces at a time, the longest two first.
  *
  * It closes with each tier's wall time, the ten slowest test files, each workspace's count and one
  * line CI reads: "Tests: N passed, N failed, N skipped", summed from every vitest JSON report
@@ -50,43 +50,23 @@ const filtered = args.some((arg) => arg === '-F' || arg.startsWith('--filter'));
 // minutes shows every failure, not the first.
 const turboRun = (tasks: string[]) => ['run', ...tasks, '--concurrency=2', '--continue=dependencies-successful', ...args];
 /**
- * Per task, the workspaces whose runs take the longest, longest first (README "Tests"): the Minds
- * and gateway tests wait on stores and deadlines; conformance and dev run the most.
+ * Per task, the two workspaces whose runs take the longest (README "Tests"): the Minds and gateway
+ * tests wait on stores and deadlines, conformance and dev run the most.
  */
-const longest = {
-  test: ['@gateway-minds/minds', '@gateway-minds/gateway', '@gateway-minds/db'],
-  'test:e2e': ['@gateway-minds/conformance', '@gateway-minds/dev', '@gateway-minds/release', '@gateway-minds/readme-check', '@gateway-minds/stack'],
-};
-
-/** The names of the workspaces with a `task` script, those in `longest[task]` first in its order, then the rest. */
-function workspacesWith(task: keyof typeof longest): string[] {
-  const names = workspaces
-    .map((dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; scripts?: Record<string, string> })
-    .filter((manifest) => manifest.scripts?.[task])
-    .map((manifest) => manifest.name);
-  const rank = (name: string) => (longest[task].includes(name) ? longest[task].indexOf(name) : longest[task].length);
-  return names.sort((a, b) => rank(a) - rank(b));
-}
+const longest = { test: ['@gateway-minds/minds', '@gateway-minds/gateway'], 'test:e2e': ['@gateway-minds/conformance', '@gateway-minds/dev'] };
 
 /**
- * `turbo run <task>` for every workspace, one workspace per turbo run, in two lanes that take the
- * next workspace from one queue, longest first. One turbo run at concurrency 2 starts ready tasks in
- * the order they became ready, and a workspace that depends on the most becomes ready last: the
- * longest started last and ended alone, one core idle. Side by side, the runs replay the same
- * cached builds: turbo leaves outputs that are in place untouched.
+ * `turbo run <task>`, the longest two workspaces first, side by side, then the rest. Turbo starts
+ * ready tasks in the order they became ready, and a workspace that depends on the most becomes
+ * ready last: the longest would start last and end alone, one core idle. The two runs follow one
+ * another, never side by side: both would restore the same build outputs.
  */
-async function inTwoLanes(task: keyof typeof longest): Promise<boolean> {
-  const queue = workspacesWith(task);
-  const results: boolean[] = [];
-  const lane = async () => {
-    for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
-      results.push(await run(turbo, ['run', task, `--filter=${name}`, '--continue=dependencies-successful', ...args]));
-    }
-  };
-  await Promise.all([lane(), lane()]);
-  return results.every(Boolean);
+async function longestFirst(task: keyof typeof longest): Promise<boolean> {
+  const first = await run(turbo, turboRun([task, ...longest[task].map((name) => `--filter=${name}`)]));
+  const rest = await run(turbo, turboRun([task, ...longest[task].map((name) => `--filter=!${name}`)]));
+  return first && rest;
 }
-const inTwoLanesWhat = (task: keyof typeof longest) => `turbo run ${task} per workspace in two lanes, ${longest[task].map((name) => name.replace('@gateway-minds/', '')).join(', ')} first`;
+const longestFirstWhat = (task: keyof typeof longest) => `turbo run ${task} for ${longest[task].map((name) => name.replace('@gateway-minds/', '')).join(' and ')}, then for the rest`;
 
 /** Runs a command with the terminal's output, resolving whether it exited 0. */
 function run(command: string, commandArgs: string[]): Promise<boolean> {
@@ -107,20 +87,20 @@ const tiers = [
       const built = await run(turbo, turboRun(['build']));
       // tsc -b is one process on one core: beside the two test lanes, not before them.
       const results = await Promise.all([
-        inTwoLanes('test'),
+        longestFirst('test'),
         run(join(root, 'node_modules/.bin/tsc'), ['-b', '--pretty', 'false']),
         run('npm', ['run', '-s', 'lint:spec']),
       ]);
       return built && results.every(Boolean);
     },
-    what: filtered ? 'turbo run lint test' : `turbo run build, then side by side ${inTwoLanesWhat('test')}; tsc -b; npm run lint:spec`,
+    what: filtered ? 'turbo run lint test' : `turbo run build, then side by side ${longestFirstWhat('test')}, tsc -b and npm run lint:spec`,
   },
   {
     name: 'end-to-end tests',
     async run(): Promise<boolean> {
-      return filtered ? run(turbo, turboRun(['test:e2e'])) : inTwoLanes('test:e2e');
+      return filtered ? run(turbo, turboRun(['test:e2e'])) : longestFirst('test:e2e');
     },
-    what: filtered ? 'turbo run test:e2e' : inTwoLanesWhat('test:e2e'),
+    what: filtered ? 'turbo run test:e2e' : longestFirstWhat('test:e2e'),
   },
 ];
 
