@@ -50,8 +50,9 @@ const filtered = args.some((arg) => arg === '-F' || arg.startsWith('--filter'));
 // minutes shows every failure, not the first.
 const turboRun = (tasks: string[]) => ['run', ...tasks, '--concurrency=2', '--continue=dependencies-successful', ...args];
 /**
- * Per task, the two workspaces whose runs take the longest (README "Tests"): the Minds and gateway
- * tests wait on stores and deadlines, conformance and dev run the most.
+ * Per task, the two workspaces whose runs take the longest (README "Tests"): the Minds tests run
+ * the most of the first tier and the gateway's wait on stores and deadlines; conformance and dev
+ * run the most of the second.
  */
 const longest = { test: ['@gateway-minds/minds', '@gateway-minds/gateway'], 'test:e2e': ['@gateway-minds/conformance', '@gateway-minds/dev'] };
 
@@ -59,7 +60,9 @@ const longest = { test: ['@gateway-minds/minds', '@gateway-minds/gateway'], 'tes
  * `turbo run <task>`, the longest two workspaces first, side by side, then the rest. Turbo starts
  * ready tasks in the order they became ready, and a workspace that depends on the most becomes
  * ready last: the longest would start last and end alone, one core idle. The two runs follow one
- * another, never side by side: both would restore the same build outputs.
+ * another: side by side, the rest would run beside the longest two, four workspaces on two cores.
+ * (One turbo run per workspace, two lanes from a queue, packed the cores tighter but cost more:
+ * each turbo run takes 4 to 5 CPU-s before any task; bench/RESULTS.md, History.)
  */
 async function longestFirst(task: keyof typeof longest): Promise<boolean> {
   const first = await run(turbo, turboRun([task, ...longest[task].map((name) => `--filter=${name}`)]));
