@@ -4,8 +4,8 @@
  *   HEAD as GET -> request id -> operation match (404/405) -> `authenticate` hook ->
  *   body/query shape guards -> JSON body -> request validation (the operation's
  *   compiled validators; express-openapi-validator for every request they do not
- *   pass, and for responses when asked) -> UTF-8 byte limits -> handler bound by
- *   operation id -> every error as the contract's envelope.
+ *   pass) -> UTF-8 byte limits -> handler bound by operation id, its JSON answer
+ *   checked against the contract when asked -> every error as the contract's envelope.
  *
  * Both the gateway and the services use it, so a rule lives in one place.
  */
@@ -16,13 +16,13 @@ import { openapiDocument } from '@gateway-minds/contract/document';
 import { jsonBodyReader } from './body-reader.js';
 import { byteLimitViolations, hasByteLimits } from './byte-limits.js';
 import { compileRequestValidation } from './compiled-request-validation.js';
+import { compileResponseValidation, ResponseContractViolation } from './compiled-response-validation.js';
 import { answeredByListener } from './contract-server.js';
 import { ServiceError, envelopeOf, errorHeaders, refused, type ValidationIssue } from './errors.js';
 import type { Logger } from './logger.js';
 import { middlewareChain } from './middleware-chain.js';
 import { createOperationRouter, type OperationRouter } from './operation-router.js';
 import { newRequestId } from './request-id.js';
-import { responseCheckAfterMatch } from './response-check-after-match.js';
 import { validatorOnFirstUse } from './validator-on-first-use.js';
 
 /** The contract's body limit for every operation (info.x-gateway-limits.maxBodyBytes; DECISIONS.md "Limits not shown"). */
@@ -241,7 +241,7 @@ function fromValidatorError(
       return refused('body-invalid', { errors: issues });
     }
     default:
-      // Only 4xx reach here (a 500 is an answer that broke the contract, handled by the caller).
+      // Only 4xx reach here (the caller answers anything else as INTERNAL_ERROR).
       return new ServiceError('INTERNAL_ERROR', 'An unexpected error occurred.', { reason: 'validator_error' });
   }
 }
@@ -335,7 +335,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     validateFormats: true,
     ajvFormats: { mode: 'full' },
     validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
-    validateResponses: options.validateResponses ? { allErrors: true } : false,
+    // Answers are checked by compiled-response-validation.ts, not by this validator.
+    validateResponses: false,
     validateSecurity: false,
     // No operation takes multipart bodies: skip the per-request upload middleware.
     fileUploader: false,
@@ -347,16 +348,19 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   const validator = validatorOnFirstUse(validatorOptions, () => OpenApiValidator.middleware({ ...validatorOptions, validateRequests: { ...validatorOptions.validateRequests } }) as unknown as RequestHandler[]);
   app.locals.validator = validator;
   const wholeValidator = validator.whole;
-  // After a compiled pass, only what response validation needs of the validator: its route
-  // metadata, remembered per operation, and the response check (none when responses are not validated).
-  const responseCheck = options.validateResponses ? responseCheckAfterMatch(validator.step('metadataMiddleware'), validator.step('responseMiddleware')) : undefined;
-  app.locals.responseCheck = responseCheck?.counts;
   const compiled = options.compiledRequestValidation === false ? undefined : compileRequestValidation(document);
   app.locals.compiledRequestValidation = compiled?.counts;
+  const responseCheck = options.validateResponses ? compileResponseValidation(document) : undefined;
+  app.locals.responseCheck = responseCheck?.counts;
+  // Only a valid request's answer is checked: a refusal is the pipeline's own envelope.
+  const watchAnswer: RequestHandler = (req, res, next) => {
+    responseCheck?.watch(req, res, next, requestContext(res).operation.operationId);
+    next();
+  };
   const validateRequest: RequestHandler = (req, res, next) => {
     const { operation, pathParams } = requestContext(res);
-    if (!compiled?.accepts(req, operation.operationId, pathParams)) return wholeValidator(req, res, next);
-    return responseCheck ? responseCheck(req, res, next, operation.operationId, pathParams) : next();
+    if (!compiled?.accepts(req, operation.operationId, pathParams)) return wholeValidator(req, res, (error?: unknown) => (error ? next(error) : watchAnswer(req, res, next)));
+    return watchAnswer(req, res, next);
   };
 
   const handlerOf = new Map<string, RequestHandler>();
@@ -407,7 +411,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     } else if (typeof err?.status === 'number' && err.status < 500 && Array.isArray(err.errors)) {
       error = fromValidatorError(err, context?.operation, invalidHeaderCodes);
     } else {
-      const contractViolation = typeof err?.status === 'number' && err.status === 500 && Array.isArray(err.errors);
+      const contractViolation = err instanceof ResponseContractViolation;
       logger.error({ err, requestId: context?.requestId, operationId: context?.operation?.operationId }, contractViolation ? 'response broke the contract' : 'unexpected error');
       error = new ServiceError('INTERNAL_ERROR', 'An unexpected error occurred. Quote the request id when reporting it.', {
         reason: contractViolation ? 'response_contract_violation' : 'unexpected',

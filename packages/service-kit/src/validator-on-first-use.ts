@@ -6,27 +6,21 @@
  * the OpenAPI meta-schema even with `validateApiSpec: false`, and compiles each `$ref` it meets to
  * read the schema back (dependency-internals.ts names the upstream issues): about 0.4 s of CPU
  * per service on this contract, none of it needed to start. A request the compiled validators
- * accept needs the validator only when responses are validated; so a service in production pays
- * that on its first refused request, and one that validates its responses (`npm start`) on its
- * first request, instead of while every process of the stack starts at once.
+ * accept never needs it (answers are checked by compiled-response-validation.ts); so a service
+ * pays that on its first refused request, instead of while every process of the stack starts.
  *
- * Its response check compiles each operation's response schemas on that operation's first answer,
- * every schema a `$ref` reaches again with them (with validated responses, the largest share of
- * a service's CPU in a short run). Apps that one process builds from the same document and options
- * (a stack started again in the same process, every stack a test suite starts) take the validator
- * the first of them built, and with it what it has compiled: its only state is caches of what the
- * document says; a request's own state lives on the request.
+ * Apps that one process builds from the same document and options (a stack started again in the
+ * same process, every stack a test suite starts) take the validator the first of them built, and
+ * with it what it has compiled: its only state is caches of what the document says; a request's
+ * own state lives on the request.
  */
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { validatorStep } from './dependency-internals.js';
 import { middlewareChain } from './middleware-chain.js';
 
 export interface ValidatorOnFirstUse {
   /** Every step of the validator, in its order. */
   whole: RequestHandler;
-  /** One step of it, by name (dependency-internals.ts). */
-  step(name: Parameters<typeof validatorStep>[1]): RequestHandler;
   /** Whether this app has needed it yet (tests read this). */
   readonly built: boolean;
   /** Whether this app took the validator another app of the process built (tests read this). */
@@ -60,10 +54,6 @@ export function validatorOnFirstUse(options: object, build: () => RequestHandler
   };
   return {
     whole: (req, res, next) => (whole ??= middlewareChain(...built()))(req, res, next),
-    step(name) {
-      let step: RequestHandler | undefined;
-      return (req, res, next) => (step ??= validatorStep(built(), name))(req, res, next);
-    },
     get built() {
       return steps !== undefined;
     },
