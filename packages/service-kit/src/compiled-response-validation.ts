@@ -18,9 +18,9 @@
  * - an answer with no body, or `null`, where content is documented is a violation;
  * - a `writeOnly` property is refused in an answer and is not required there;
  * - formats are checked in full (ajv-formats `full`, and the OpenAPI format registry's numeric ones).
- * Two differences, both stricter: JSON sent for a status whose documented content has no JSON media
- * type is a violation (that validator skips such a status and falls back to `4XX` or `default`),
- * and the Accept header plays no part (the answer's Content-Type is what is sent).
+ * It differs in two places: JSON sent for a status whose documented content has no JSON media type
+ * is a violation (that validator skips such a status and falls back to `4XX` or `default`), and the
+ * request's Accept plays no part (the answer's Content-Type is what is sent).
  *
  * Only answers given with `res.json` are checked, and none with a 5xx status (a 500 is already the
  * server's failure).

@@ -23,6 +23,7 @@ const document = {
         parameters: [{ name: 'thing_id', in: 'path', required: true, schema: { type: 'string' } }],
         responses: {
           '200': { description: 'a thing', content: json({ $ref: '#/components/schemas/Thing' }) },
+          '201': { description: 'not JSON', content: { 'text/csv': { schema: { type: 'string' } } } },
           '204': { description: 'nothing' },
           '4XX': { $ref: '#/components/responses/Problem' },
           default: { description: 'anything else', content: json({ $ref: '#/components/schemas/Counted' }) },
@@ -58,6 +59,8 @@ interface Answer {
   status: number;
   body: unknown;
   contentType?: string;
+  /** The request's Accept header. */
+  accept?: string;
 }
 type Verdict = 'sent' | 'refused';
 const at = '2026-11-28T10:00:00Z';
@@ -81,6 +84,20 @@ const answers: [string, Answer, Verdict][] = [
   ['a 5xx answer, which is not checked', { path: '/plain', status: 503, body: 'down' }, 'sent'],
 ];
 
+/**
+ * Where the check differs from that validator (spec/DECISIONS.md "Answers that break the
+ * contract": "It differs in two places"): each answer with both verdicts.
+ */
+const differences: [string, Answer, { ours: Verdict; validator: Verdict }][] = [
+  ['JSON for a status whose content has no JSON media type, which that validator judges by default', { path: '/things/a', status: 201, body: { count: 1 } }, { ours: 'refused', validator: 'sent' }],
+  [
+    'a JSON answer judged by the media type it is sent as, not by the one the request accepts',
+    { path: '/plain', status: 200, body: {}, accept: 'application/vnd.list+json' },
+    { ours: 'sent', validator: 'refused' },
+  ],
+];
+const everyAnswer = [...answers.map(([, answer]) => answer), ...differences.map(([, answer]) => answer)];
+
 /** The status a refused answer comes back with from either app, so that no handler answer is taken for it. */
 const REFUSED = 599;
 
@@ -89,7 +106,7 @@ function answeringApp(check: RequestHandler[], onRefusal: ErrorRequestHandler): 
   const app = express();
   app.use(...check);
   const answer: RequestHandler = (req, res) => {
-    const { status, body, contentType } = answers[Number(req.headers['x-answer'])]![1];
+    const { status, body, contentType } = everyAnswer[Number(req.headers['x-answer'])]!;
     if (contentType) res.setHeader('Content-Type', contentType);
     res.status(status).json(body);
   };
@@ -128,7 +145,8 @@ beforeAll(async () => {
 afterAll(() => Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve)))));
 
 async function verdict(judge: keyof typeof bases, index: number): Promise<{ verdict: Verdict; body: string }> {
-  const response = await fetch(bases[judge] + answers[index]![1].path, { headers: { 'x-answer': String(index) } });
+  const { path, accept } = everyAnswer[index]!;
+  const response = await fetch(bases[judge] + path, { headers: { 'x-answer': String(index), ...(accept ? { accept } : {}) } });
   return { verdict: response.status === REFUSED ? 'refused' : 'sent', body: await response.text() };
 }
 
@@ -137,6 +155,13 @@ describe('the check of answers, beside express-openapi-validator', () => {
     it(`${shows}: ${expected}, by both`, async () => {
       const [own, validator] = await Promise.all([verdict('ours', index), verdict('validator', index)]);
       expect({ ours: own.verdict, validator: validator.verdict }, `ours: ${own.body}\nvalidator: ${validator.body}`).toEqual({ ours: expected, validator: expected });
+    });
+  });
+
+  differences.forEach(([shows, , expected], index) => {
+    it(`${shows}: ${expected.ours}, where that validator says ${expected.validator}`, async () => {
+      const [own, validator] = await Promise.all([verdict('ours', answers.length + index), verdict('validator', answers.length + index)]);
+      expect({ ours: own.verdict, validator: validator.verdict }, `ours: ${own.body}\nvalidator: ${validator.body}`).toEqual(expected);
     });
   });
 
