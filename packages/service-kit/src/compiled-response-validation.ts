@@ -25,11 +25,11 @@
  * Only answers given with `res.json` are checked, and none with a 5xx status (a 500 is already the
  * server's failure).
  */
-import { createHash } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Response } from 'express';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { followRefs, httpMethods, lookupRef, pointerOf, type OpenApiDocument } from '@gateway-minds/contract';
+import { sharedInProcess } from './shared-in-process.js';
 
 /** A handler's answer that its operation's documented responses do not allow. */
 export class ResponseContractViolation extends Error {
@@ -46,8 +46,8 @@ export class ResponseContractViolation extends Error {
 }
 
 export interface CompiledResponseValidation {
-  /** Checks this request's next `res.json` answer; a violation goes to `next` instead of the client. */
-  watch(req: Request, res: Response, next: NextFunction, operationId: string): void;
+  /** Checks the request's next `res.json` answer; a violation goes to `next` instead of the client. */
+  watch(res: Response, next: NextFunction, operationId: string): void;
   /** Answers checked and answers refused, since start (tests read these). */
   readonly counts: { checked: number; refused: number };
 }
@@ -162,32 +162,20 @@ class DocumentResponses {
   }
 }
 
-/** Compiled documents of this process, by a hash of the document; the oldest goes past a few. */
-const compiledDocuments = new Map<string, DocumentResponses>();
-const keptDocuments = 8;
-
-function responsesFor(document: OpenApiDocument): DocumentResponses {
-  const key = createHash('sha256').update(JSON.stringify(document)).digest('base64url');
-  let responses = compiledDocuments.get(key);
-  if (!responses) {
-    responses = new DocumentResponses(structuredClone(document));
-    compiledDocuments.set(key, responses);
-    if (compiledDocuments.size > keptDocuments) compiledDocuments.delete(compiledDocuments.keys().next().value!);
-  }
-  return responses;
-}
+/** Compiled documents of this process, by the document they were compiled from. */
+const compiledDocuments = sharedInProcess<DocumentResponses>(8);
 
 /** `document` is the app's own document (its operations only). Nothing is compiled before the first answer. */
 export function compileResponseValidation(document: OpenApiDocument): CompiledResponseValidation {
   let responses: DocumentResponses | undefined;
   const counts = { checked: 0, refused: 0 };
-  function watch(_req: Request, res: Response, next: NextFunction, operationId: string): void {
+  function watch(res: Response, next: NextFunction, operationId: string): void {
     const original = res.json;
     res.json = function checkedJson(this: Response, body: unknown) {
       res.json = original;
       if (res.headersSent) return this;
       if (res.statusCode >= 500) return original.call(this, body);
-      responses ??= responsesFor(document);
+      responses ??= compiledDocuments(document, () => new DocumentResponses(structuredClone(document))).value;
       counts.checked++;
       const contentType = res.getHeader('content-type');
       const violation = responses.violation(operationId, res.statusCode, typeof contentType === 'string' ? contentType : undefined, body);

@@ -353,8 +353,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   const responseCheck = options.validateResponses ? compileResponseValidation(document) : undefined;
   app.locals.responseCheck = responseCheck?.counts;
   // Only a valid request's answer is checked: a refusal is the pipeline's own envelope.
-  const watchAnswer: RequestHandler = (req, res, next) => {
-    responseCheck?.watch(req, res, next, requestContext(res).operation.operationId);
+  const watchAnswer: RequestHandler = (_req, res, next) => {
+    responseCheck?.watch(res, next, requestContext(res).operation.operationId);
     next();
   };
   const validateRequest: RequestHandler = (req, res, next) => {

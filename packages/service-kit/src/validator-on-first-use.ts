@@ -14,9 +14,9 @@
  * with it what it has compiled: its only state is caches of what the document says; a request's
  * own state lives on the request.
  */
-import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { middlewareChain } from './middleware-chain.js';
+import { sharedInProcess } from './shared-in-process.js';
 
 export interface ValidatorOnFirstUse {
   /** Every step of the validator, in its order. */
@@ -27,9 +27,8 @@ export interface ValidatorOnFirstUse {
   readonly shared: boolean;
 }
 
-/** Validators built in this process, by a hash of what they were built from; the oldest goes past a few. */
-const builtValidators = new Map<string, RequestHandler[]>();
-const keptValidators = 8;
+/** Validators built in this process, by what they were built from. */
+const builtValidators = sharedInProcess<RequestHandler[]>(8);
 
 /**
  * `build` calls express-openapi-validator's `middleware()` with `options`; `options` (the document
@@ -40,16 +39,7 @@ export function validatorOnFirstUse(options: object, build: () => RequestHandler
   let whole: RequestHandler | undefined;
   let shared = false;
   const built = () => {
-    if (steps) return steps;
-    // Hashed before the build: the validator may change the document it is given.
-    const key = createHash('sha256').update(JSON.stringify(options)).digest('base64url');
-    steps = builtValidators.get(key);
-    shared = steps !== undefined;
-    if (!steps) {
-      steps = build();
-      builtValidators.set(key, steps);
-      if (builtValidators.size > keptValidators) builtValidators.delete(builtValidators.keys().next().value!);
-    }
+    if (!steps) ({ value: steps, shared } = builtValidators(options, build));
     return steps;
   };
   return {

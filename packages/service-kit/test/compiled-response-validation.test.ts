@@ -118,7 +118,7 @@ function answeringApp(check: RequestHandler[], onRefusal: ErrorRequestHandler): 
 
 const ours = compileResponseValidation(document);
 const operationIdOf = (path: string) => (path.startsWith('/things/') ? 'getThing' : 'getPlain');
-const ownApp = answeringApp([(req, res, next) => (ours.watch(req, res, next, operationIdOf(req.path)), next())], (err, _req, res, next) =>
+const ownApp = answeringApp([(req, res, next) => (ours.watch(res, next, operationIdOf(req.path)), next())], (err, _req, res, next) =>
   err instanceof ResponseContractViolation ? res.status(REFUSED).json({ message: err.message, errors: err.errors }) : next(err),
 );
 const validatorApp = answeringApp(
