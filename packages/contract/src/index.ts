@@ -84,7 +84,7 @@ export function errorDocsUrl(docsBaseUrl: string, code: ErrorCode): string {
 }
 export { byteLimitKeywords, utf8ByteLength } from './byte-limits.js';
 export { dereference, pruneUnreachableComponents } from './dereference.js';
-export { atPointer, escapeSegment, followRefs, inlineRefs, lookupRef, pointerOf, pointerSegments, unescapeSegment } from './json-pointer.js';
+export { atPointer, escapeSegment, followRefs, followRefsFrom, inlineRefs, lookupRef, pointerOf, pointerSegments, unescapeSegment, uriFragmentOf } from './json-pointer.js';
 export { operationParameters } from './parameters.js';
 export { envelopeLocation, illFormedStrings, isWellFormedText, type LocatedIssue } from './request-text.js';
 export { isJsonContentType, jsonContentType, refusal, refusalIssue, refusalRule, refusalRules, type Refusal, type RefusalRule, type RefusalRuleId } from './refusals.js';

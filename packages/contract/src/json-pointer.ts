@@ -35,6 +35,14 @@ export function pointerOf(segments: readonly string[]): string {
   return segments.map((segment) => `/${escapeSegment(segment)}`).join('');
 }
 
+/**
+ * A pointer in its URI-fragment form, as a `$ref` writes it (`['paths', '/minds/{id}']` is
+ * `#/paths/~1minds~1%7Bid%7D`): each token escaped, then percent-encoded (RFC 6901 §6).
+ */
+export function uriFragmentOf(segments: readonly string[]): string {
+  return `#${segments.map((segment) => `/${encodeURIComponent(escapeSegment(segment))}`).join('')}`;
+}
+
 /** The node `pointer` names in `document`, or undefined when there is none (own keys only). */
 export function atPointer(document: unknown, pointer: string | readonly string[]): unknown {
   let node = document;
@@ -58,13 +66,21 @@ export function lookupRef(document: object, ref: string): unknown {
  * the object it ends at; sibling keywords of a `$ref` are not kept. Stops after `maxDepth` steps.
  */
 export function followRefs<T>(document: object, node: T, maxDepth = 20): T {
-  let current: unknown = node;
+  return followRefsFrom(document, [], node, maxDepth).node as T;
+}
+
+/**
+ * As followRefs, and also where the chain ends: the reference tokens of the node it ends at, or
+ * `segments` (where `node` is) when `node` is no `$ref`.
+ */
+export function followRefsFrom(document: object, segments: readonly string[], node: unknown, maxDepth = 20): { segments: readonly string[]; node: unknown } {
+  let current = { segments, node };
   for (let depth = 0; depth < maxDepth; depth++) {
-    const ref = (current as { $ref?: unknown } | null | undefined)?.$ref;
+    const ref = (current.node as { $ref?: unknown } | null | undefined)?.$ref;
     if (typeof ref !== 'string') break;
-    current = lookupRef(document, ref);
+    current = { segments: pointerSegments(ref), node: lookupRef(document, ref) };
   }
-  return current as T;
+  return current;
 }
 
 /**

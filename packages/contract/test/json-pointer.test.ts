@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { atPointer, escapeSegment, followRefs, inlineRefs, lookupRef, pointerOf, pointerSegments } from '../src/index.js';
+import { atPointer, escapeSegment, followRefs, followRefsFrom, inlineRefs, lookupRef, pointerOf, pointerSegments, uriFragmentOf } from '../src/index.js';
 
 // RFC 6901 §5's example document, and its §5 (plain) and §6 (URI fragment) pointers.
 const rfc = { foo: ['bar', 'baz'], '': 0, 'a/b': 1, 'c%d': 2, 'e^f': 3, 'g|h': 4, 'i\\j': 5, 'k"l': 6, ' ': 7, 'm~n': 8 };
@@ -50,6 +50,13 @@ describe('JSON pointers (RFC 6901)', () => {
     expect(escapeSegment('application/json')).toBe('application~1json');
   });
 
+  it('writes the URI-fragment form a $ref uses, escaped then percent-encoded, which reads back to the same tokens (RFC 6901 §6)', () => {
+    const tokens = ['paths', '/v1/minds/{mind_id}', 'a~b', '100%', 'é'];
+    expect(uriFragmentOf(tokens)).toBe('#/paths/~1v1~1minds~1%7Bmind_id%7D/a~0b/100%25/%C3%A9');
+    expect(pointerSegments(uriFragmentOf(tokens))).toEqual(tokens);
+    expect(uriFragmentOf([])).toBe('#');
+  });
+
   it('names nothing where the document has nothing, and never an inherited member', () => {
     expect(atPointer(rfc, '/missing/deeper')).toBeUndefined();
     expect(atPointer(rfc, '/foo/7')).toBeUndefined();
@@ -75,6 +82,15 @@ describe('$ref resolution', () => {
   it('follows a chain of refs to the object it ends at', () => {
     expect(followRefs(document, { $ref: '#/components/responses/Ok' })).toEqual({ description: 'ok' });
     expect(followRefs(document, { description: 'inline' })).toEqual({ description: 'inline' });
+  });
+
+  it('says where a chain of refs ends, in reference tokens, or where it starts when there is none', () => {
+    expect(followRefsFrom(document, ['paths', '/a', 'get', 'responses', '200'], { $ref: '#/components/responses/Ok' })).toEqual({
+      segments: ['components', 'responses', 'Base'],
+      node: { description: 'ok' },
+    });
+    expect(followRefsFrom(document, ['x'], { description: 'inline' })).toEqual({ segments: ['x'], node: { description: 'inline' } });
+    expect(followRefsFrom(document, [], { $ref: '#/components/schemas/a~1b' }).segments).toEqual(['components', 'schemas', 'a/b']);
   });
 
   it('inlines refs in a copy, siblings winning, a cycle stopping at the ref that closes it', () => {

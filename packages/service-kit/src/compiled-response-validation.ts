@@ -28,7 +28,7 @@
 import type { NextFunction, Response } from 'express';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { followRefs, httpMethods, lookupRef, pointerOf, type OpenApiDocument } from '@gateway-minds/contract';
+import { followRefs, followRefsFrom, httpMethods, uriFragmentOf, type OpenApiDocument } from '@gateway-minds/contract';
 import { sharedInProcess } from './shared-in-process.js';
 
 /** A handler's answer that its operation's documented responses do not allow. */
@@ -95,8 +95,8 @@ const jsonMediaType = /^[\w.+-]+\/(?:[\w.+-]+\+)?json$/;
 const mediaTypeOf = (contentType: string) => contentType.split(';')[0]!.trim().toLowerCase();
 
 interface DocumentedResponse {
-  /** Where the response object is in the document (its `$ref`s followed). */
-  pointer: string;
+  /** Where the response object is in the document (its `$ref`s followed), as reference tokens. */
+  segments: readonly string[];
   /** Its JSON media types as written, and whether each has a schema; undefined when it documents no content. */
   jsonContent: { mediaType: string; hasSchema: boolean }[] | undefined;
 }
@@ -117,15 +117,10 @@ class DocumentResponses {
         if (!operation?.operationId) continue;
         const responses: Record<string, DocumentedResponse> = {};
         for (const [status, written] of Object.entries(operation.responses ?? {})) {
-          let pointer = pointerOf(['paths', path, method, 'responses', status]);
-          let response = written as JsonObject;
-          for (let hops = 0; typeof response.$ref === 'string' && hops < 20; hops++) {
-            pointer = response.$ref.slice(1);
-            response = lookupRef(document, response.$ref) as JsonObject;
-          }
-          const content = response.content as Record<string, { schema?: unknown }> | undefined;
+          const { segments, node } = followRefsFrom(document, ['paths', path, method, 'responses', status], written);
+          const content = (node as JsonObject).content as Record<string, { schema?: unknown }> | undefined;
           const jsonContent = content && Object.entries(content).filter(([type]) => jsonMediaType.test(mediaTypeOf(type)));
-          responses[status] = { pointer, jsonContent: jsonContent?.map(([mediaType, { schema }]) => ({ mediaType, hasSchema: schema !== undefined })) };
+          responses[status] = { segments, jsonContent: jsonContent?.map(([mediaType, { schema }]) => ({ mediaType, hasSchema: schema !== undefined })) };
         }
         this.responsesOf.set(operation.operationId, responses);
       }
@@ -144,19 +139,19 @@ class DocumentResponses {
     if (!content) return refuse('the response documents no JSON body');
     if (body === undefined || body === null) return refuse('the response documents a body and none was given');
     if (!content.hasSchema) return undefined;
-    const validate = this.validatorFor(`${response.pointer}${pointerOf(['content', content.mediaType, 'schema'])}`);
+    const validate = this.validatorFor([...response.segments, 'content', content.mediaType, 'schema']);
     if (validate(body)) return undefined;
     return refuse(this.ajv.errorsText(validate.errors, { dataVar: 'response' }), validate.errors ?? []);
   }
 
-  /** The schema at `pointer` in the document, compiled on its first use. */
-  private validatorFor(pointer: string): ValidateFunction {
-    let validate = this.validators.get(pointer);
+  /** The schema at these reference tokens of the document, compiled on its first use. */
+  private validatorFor(segments: readonly string[]): ValidateFunction {
+    const fragment = uriFragmentOf(segments);
+    let validate = this.validators.get(fragment);
     if (!validate) {
-      // As a URI fragment: a path's braces and any other character a URI may not hold are percent-encoded.
-      validate = this.ajv.getSchema(`${DOCUMENT_ID}#${pointer.split('/').map(encodeURIComponent).join('/')}`);
-      if (!validate) throw new Error(`no schema at ${pointer}`);
-      this.validators.set(pointer, validate);
+      validate = this.ajv.getSchema(DOCUMENT_ID + fragment);
+      if (!validate) throw new Error(`no schema at ${fragment}`);
+      this.validators.set(fragment, validate);
     }
     return validate;
   }

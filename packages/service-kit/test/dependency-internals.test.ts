@@ -1,7 +1,7 @@
 /**
  * The dependency behaviour this package leans on was read for one version of each dependency
  * (src/dependency-internals.ts). A different installed version fails here, so that the list is read
- * again before the upgrade lands, not after a response check silently stops running.
+ * again before the upgrade lands, not after apps that share one validator start to mix requests.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
