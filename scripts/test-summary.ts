@@ -3,7 +3,7 @@
  *
  * 1. Lint and in-process tests: `turbo run build`, then side by side `turbo run test` (every
  *    workspace's in-process tests, type tests `*.test-d.ts` included, two workspaces at a time,
- *    the longest two first), `tsc -b` (every workspace's type check in one TypeScript process: the
+ *    the longest two first), `tsgo -b` (every workspace's type check in one TypeScript 7 process: the
  *    root tsconfig.json references the configs each workspace's `lint` script checks) and
  *    `npm run lint:spec`.
  *    Filtered (`npm test -- --filter=@gateway-minds/db`), `turbo run lint test` for those.
@@ -84,19 +84,19 @@ const tiers = [
   {
     name: 'lint and tests',
     async run(): Promise<boolean> {
-      // A filtered run checks the types of the workspaces it names, each in its own tsc.
+      // A filtered run checks the types of the workspaces it names, each in its own tsgo.
       if (filtered) return run(turbo, turboRun(['lint', 'test']));
       // The type check needs every package built (its declarations), as the tests do.
       const built = await run(turbo, turboRun(['build']));
-      // tsc -b is one process on one core: beside the two test lanes, not before them.
+      // tsgo -b is one process: beside the two test lanes, not before them.
       const results = await Promise.all([
         longestFirst('test'),
-        run(join(root, 'node_modules/.bin/tsc'), ['-b', '--pretty', 'false']),
+        run(join(root, 'node_modules/.bin/tsgo'), ['-b', '--pretty', 'false']),
         run('npm', ['run', '-s', 'lint:spec']),
       ]);
       return built && results.every(Boolean);
     },
-    what: filtered ? 'turbo run lint test' : `turbo run build, then side by side ${longestFirstWhat('test')}, tsc -b and npm run lint:spec`,
+    what: filtered ? 'turbo run lint test' : `turbo run build, then side by side ${longestFirstWhat('test')}, tsgo -b and npm run lint:spec`,
   },
   {
     name: 'end-to-end tests',
@@ -137,7 +137,7 @@ for (const dir of workspaces) {
       tiersFailed = true;
     }
     perPackage.push(`  ${relative(root, dir)}${reportName === 'vitest.json' ? '' : ' (end-to-end)'}: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);
-    // Type tests are compiled together, by one tsc: their files carry no time of their own.
+    // Type tests are compiled together, by one tsgo: their files carry no time of their own.
     for (const file of r.testResults) if (file.endTime > file.startTime) files.push({ name: relative(root, file.name), ms: file.endTime - file.startTime });
   }
 }

@@ -8,7 +8,7 @@ export default defineConfig({
   test: {
     isolate: false, // modules load once per worker, not per file: README "Tests"
     projects: [
-      { extends: true, test: { name: 'fast', exclude: [...configDefaults.exclude, ...endToEnd], typecheck: { enabled: true } } },
+      { extends: true, test: { name: 'fast', exclude: [...configDefaults.exclude, ...endToEnd], typecheck: { enabled: true, checker: 'tsgo' } } },
       { extends: true, test: { name: 'e2e', include: endToEnd } },
     ],
   },

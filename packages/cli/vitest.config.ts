@@ -8,6 +8,6 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    typecheck: { enabled: true },
+    typecheck: { enabled: true, checker: 'tsgo' },
   },
 });

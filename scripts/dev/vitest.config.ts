@@ -10,7 +10,7 @@ export default defineConfig({
     // The type-check test compiles against the contract's types (a few seconds on a busy machine).
     testTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'fast', exclude: [...configDefaults.exclude, ...endToEnd], typecheck: { enabled: true } } },
+      { extends: true, test: { name: 'fast', exclude: [...configDefaults.exclude, ...endToEnd], typecheck: { enabled: true, checker: 'tsgo' } } },
       { extends: true, test: { name: 'e2e', include: endToEnd } },
     ],
   },

@@ -12,7 +12,7 @@ export default defineConfig({
     hookTimeout: 240_000,
     maxWorkers: 1,
     projects: [
-      { extends: true, test: { name: 'fast', exclude: [...configDefaults.exclude, ...endToEnd], typecheck: { enabled: true } } },
+      { extends: true, test: { name: 'fast', exclude: [...configDefaults.exclude, ...endToEnd], typecheck: { enabled: true, checker: 'tsgo' } } },
       { extends: true, test: { name: 'e2e', include: endToEnd } },
     ],
   },

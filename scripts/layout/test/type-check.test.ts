@@ -1,7 +1,7 @@
 /**
- * `npm test` type-checks every workspace in one TypeScript process (`tsc -b` on the root
+ * `npm test` type-checks every workspace in one TypeScript process (`tsgo -b` on the root
  * tsconfig.json) instead of running each workspace's `lint`: that stands in for them only while
- * the root config references exactly the configs those `lint` scripts check with `tsc -p`.
+ * the root config references exactly the configs those `lint` scripts check with `tsgo -p`.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ it("the root tsconfig.json references exactly the configs every workspace's lint
       .filter((dir) => existsSync(join(root, dir, 'package.json')))
       .flatMap((dir) => {
         const lint: string = (JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts?.lint ?? '';
-        return [...lint.matchAll(/\btsc -p (\S+)/g)].map((match) => configName(dir, match[1]!));
+        return [...lint.matchAll(/\btsgo -p (\S+)/g)].map((match) => configName(dir, match[1]!));
       }),
   );
   const { config, error } = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
