@@ -158,7 +158,8 @@ export async function probe(): Promise<string> {
 }
 `,
     );
-    await inScratch(join(scratch.root, 'node_modules/.bin/tsc'), ['--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', consumer]);
+    // --ignoreConfig: the consumer is this one file, not the client package whose tsconfig.json sits beside it.
+    await inScratch(join(scratch.root, 'node_modules/.bin/tsgo'), ['--ignoreConfig', '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', consumer]);
     const { stdout } = await inScratch(process.execPath, ['--input-type=module', '-e', `import { createClient } from '@gateway-minds/client'; console.log(typeof createClient({ baseUrl: 'http://127.0.0.1:1' }).${newOperation});`], {});
     expect(stdout.trim()).toBe('function');
   }, 120_000);
