@@ -6,6 +6,11 @@
  * packages. A documented command that fails fails this test. A block or line
  * the test cannot run carries a visible `not run by the docs test: why`
  * marker (src/blocks.ts); the skipped ones are listed in the test names.
+ *
+ * The blocks run in a scratch copy of the repository (scripts/dev's scratchRepository), built from
+ * the repository's turbo cache: `npm run build`, `npm run docs` and `npm run release:pack` replay
+ * and write the copy's outputs, not the dist/ trees that other workspaces' tests, running beside
+ * this one, are serving (a replay rewrites them, and the stack's docs page answered 404 meanwhile).
  */
 import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +19,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { operationPath } from '@gateway-minds/contract';
 import { openapiDocument } from '@gateway-minds/contract/document';
+import { scratchRepository, type ScratchRepository } from '@gateway-minds/dev/scratch';
 import { docsSiteDir } from '@gateway-minds/docs';
 import { freePort, withFreePorts } from '@gateway-minds/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +46,7 @@ const documentedAdmin = 'http://127.0.0.1:8081';
 
 const children: ChildProcess[] = [];
 let dataDir: string;
+let scratch: ScratchRepository | undefined;
 let scratchRoot: string;
 let environment: DocumentedEnvironment;
 
@@ -67,9 +74,13 @@ async function startServer(args: string[], env: Record<string, string>, url: str
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'readme-check-data-'));
-  // Inside the repository, so that `npm run` and `npx` find it as they do for a reader (ignored by git).
-  mkdirSync(join(repoRoot, '.readme-check'), { recursive: true });
-  scratchRoot = mkdtempSync(join(repoRoot, '.readme-check', 'run-'));
+  scratch = scratchRepository('readme-check-');
+  // Built as a reader's clone is after `npm start`, for the blocks that run a built program before
+  // the README's `npm run build` (every task a replay from the repository's cache).
+  execFileSync(join(scratch.root, 'node_modules/.bin/turbo'), ['run', 'build', '--output-logs=errors-only'], { cwd: scratch.root, env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' }, stdio: 'pipe' });
+  // Inside the copy, so that `npm run` and `npx` find it as they do for a reader at its root.
+  mkdirSync(join(scratch.root, '.readme-check'), { recursive: true });
+  scratchRoot = mkdtempSync(join(scratch.root, '.readme-check', 'run-'));
   const status = operationPath('gateway_getStatus');
   const [[gatewayPort, adminPort, mindsPort], mockPort, docsPort] = await Promise.all([
     withFreePorts(3, async (ports) => {
@@ -125,7 +136,7 @@ afterAll(async () => {
     await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
     if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
   }
-  if (scratchRoot) rmSync(scratchRoot, { recursive: true, force: true });
+  scratch?.remove();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
