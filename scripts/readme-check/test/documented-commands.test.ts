@@ -10,7 +10,8 @@
  * The blocks run in a scratch copy of the repository (scripts/dev's scratchRepository), built from
  * the repository's turbo cache: `npm run build`, `npm run docs` and `npm run release:pack` replay
  * and write the copy's outputs, not the dist/ trees that other workspaces' tests, running beside
- * this one, are serving (a replay rewrites them, and the stack's docs page answered 404 meanwhile).
+ * this one, are serving (a replay writes its outputs again, and a test serving them meanwhile can
+ * find a file missing).
  */
 import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
