@@ -27,8 +27,15 @@ const newFieldDescription = 'A note the owner keeps with the Mind (a field the p
 let scratch: ScratchRepository;
 const children: ChildProcess[] = [];
 
-function inScratch(command: string, args: string[], env: Record<string, string> = {}) {
-  return run(command, args, { cwd: scratch.root, env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', FORCE_COLOR: '0', NO_COLOR: '1', ...env }, maxBuffer: 64 * 1024 * 1024 });
+async function inScratch(command: string, args: string[], env: Record<string, string> = {}) {
+  try {
+    return await run(command, args, { cwd: scratch.root, env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', FORCE_COLOR: '0', NO_COLOR: '1', ...env }, maxBuffer: 64 * 1024 * 1024 });
+  } catch (error) {
+    // A compiler prints its errors on stdout, which a failed command's message leaves out.
+    const failed = error as Error & { stdout?: string };
+    if (failed.stdout) failed.message += `\n--- stdout\n${failed.stdout.slice(-4000)}`;
+    throw failed;
+  }
 }
 
 /** One task of a turbo run, as its run summary (`--summarize`) records it. */

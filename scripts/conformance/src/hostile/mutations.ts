@@ -96,7 +96,7 @@ function stringViolations(schema: JsonSchema, context: Context): Replacement[] {
   if (maxLength !== undefined && schema.format !== 'date-time') {
     const longer = structured
       ? fc.tuple(valid, valid).map(([a, b]) => {
-          // Counted as it grows: counting the whole string again on each step was quadratic.
+          // Counted as it grows, not counted again whole at each step (quadratic in maxLength).
           const unit = b || 'a';
           const unitLength = codePoints(unit);
           let s = a;
