@@ -9,5 +9,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Most of a test's time is spent waiting on the simulated host: two files at a time fit 2 cores.
     maxWorkers: 2,
+    typecheck: { enabled: true, checker: 'tsgo' },
   },
 });

@@ -6,5 +6,6 @@ export default defineConfig({
     // A test's first request compiles express-openapi-validator's schemas for the whole contract: a
     // second on an idle 2-core machine, several while other workspaces' tests share it.
     testTimeout: 30_000,
+    typecheck: { enabled: true, checker: 'tsgo' },
   },
 });
