@@ -4,6 +4,10 @@
  * scratch project in the OS temp dir (their registry dependencies come from npm; their dependencies
  * on each other from the tarballs), type-checks a consumer there with `moduleResolution` nodenext and
  * bundler, runs it against a started stack, and starts the installed CLI and MCP server.
+ *
+ * The two type checks use the two compilers a consumer may have: nodenext, the strictest
+ * resolution, on TypeScript 5.9 (the root's `typescript`, a consumer who has not moved on), and
+ * bundler on TypeScript 7 (`tsgo`). Both check the packages' declarations (`skipLibCheck: false`).
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +24,7 @@ import { publishedPackages, readManifest, repoRoot } from '../src/published.js';
 
 const run = promisify(execFile);
 const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
+const tsgo = join(repoRoot, 'node_modules/.bin/tsgo');
 
 /** The environment without npm's own npm_* variables: the scratch install must not see the workspace. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -116,9 +121,9 @@ describe('a consumer of the installed tarballs', () => {
     expect(`${result.stdout}${result.stderr ?? ''}`).toBe('');
   });
 
-  it('type-checks with moduleResolution bundler', async () => {
+  it('type-checks with moduleResolution bundler, on TypeScript 7', async () => {
     writeFileSync(join(project, 'tsconfig.bundler.json'), JSON.stringify({ compilerOptions: { ...base, module: 'ESNext', moduleResolution: 'Bundler', noEmit: true }, files: ['consumer.ts', 'mock-consumer.ts', 'readme.ts'] }));
-    const result = await run(process.execPath, [tsc, '-p', 'tsconfig.bundler.json'], { cwd: project }).catch((e) => e);
+    const result = await run(tsgo, ['-p', 'tsconfig.bundler.json'], { cwd: project }).catch((e) => e);
     expect(`${result.stdout}${result.stderr ?? ''}`).toBe('');
   });
 
