@@ -5,14 +5,12 @@
  * And no module imports itself round a circle. dpdm reads every source, test and script file and
  * resolves its imports.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parseCircular, parseDependencyTree } from 'dpdm';
 import { describe, expect, it } from 'vitest';
+import { manifestOf, root, workspaceDirs } from './workspaces.js';
 
-const root = join(import.meta.dirname, '../../..');
-const manifests = ['packages', 'apps', 'scripts'].flatMap((top) => readdirSync(join(root, top)).map((dir) => `${top}/${dir}/package.json`)).filter((file) => existsSync(join(root, file)));
-const workspaces = new Map(manifests.map((file) => [JSON.parse(readFileSync(join(root, file), 'utf8')) as Record<string, any>, dirname(file)]));
+const workspaces = new Map(workspaceDirs.map((dir) => [manifestOf(dir), dir]));
 const dirOf = new Map([...workspaces].map(([manifest, dir]) => [manifest.name as string, dir]));
 /** packages/ (libraries) below apps/ (what runs) below scripts/ (the repository's tooling). */
 const rank = (dir: string) => ['packages', 'apps', 'scripts'].indexOf(dir.split('/')[0]!);

@@ -3,26 +3,19 @@
  * tsconfig.json) instead of running each workspace's `lint`: that stands in for them only while
  * the root config references exactly the configs those `lint` scripts check with `tsgo -p`.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { expect, it } from 'vitest';
-
-const root = join(import.meta.dirname, '../../..');
+import { manifestOf, root, workspaceDirs } from './workspaces.js';
 
 /** `packages/cli` for its tsconfig.json, `scripts/conformance/tsconfig.browser.json` for another. */
 const configName = (dir: string, file: string) => (file === 'tsconfig.json' ? dir : `${dir}/${file}`);
 
 it("the root tsconfig.json references exactly the configs every workspace's lint script checks", () => {
-  const linted = ['packages', 'apps', 'scripts'].flatMap((top) =>
-    readdirSync(join(root, top))
-      .map((name) => `${top}/${name}`)
-      .filter((dir) => existsSync(join(root, dir, 'package.json')))
-      .flatMap((dir) => {
-        const lint: string = (JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts?.lint ?? '';
-        return [...lint.matchAll(/\btsgo -p (\S+)/g)].map((match) => configName(dir, match[1]!));
-      }),
-  );
+  const linted = workspaceDirs.flatMap((dir) => {
+    const lint: string = manifestOf(dir).scripts?.lint ?? '';
+    return [...lint.matchAll(/\btsgo -p (\S+)/g)].map((match) => configName(dir, match[1]!));
+  });
   const { config, error } = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
   expect(error).toBeUndefined();
   const referenced = (config as { references: { path: string }[] }).references.map((reference) => reference.path.replace(/^\.\//, ''));

@@ -6,32 +6,22 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { manifestOf, root, workspaceDirs } from './workspaces.js';
 
-const root = join(import.meta.dirname, '../../..');
-
-const workspaces = ['packages', 'apps', 'scripts'].flatMap((top) =>
-  readdirSync(join(root, top))
-    .map((name) => `${top}/${name}`)
-    .filter((dir) => existsSync(join(root, dir, 'package.json'))),
-);
-
-function typeTests(dir: string): string[] {
-  return readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).filter((file) => !file.includes('node_modules') && file.endsWith('.test-d.ts'));
-}
-
-const testScripts = (dir: string) => Object.values((JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {}).filter((script) => /\bvitest\b/.test(script));
+const typeTests = (dir: string) => readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).filter((file) => !file.includes('node_modules') && file.endsWith('.test-d.ts'));
+const vitestScripts = (dir: string) => Object.values<string>(manifestOf(dir).scripts ?? {}).filter((script) => /\bvitest\b/.test(script));
 const vitestConfig = (dir: string) => (existsSync(join(root, dir, 'vitest.config.ts')) ? readFileSync(join(root, dir, 'vitest.config.ts'), 'utf8') : '');
+/** `--typecheck` on vitest's command line, or `typecheck: { enabled: true }` in its config. */
+const typeChecks = (dir: string) => vitestScripts(dir).some((script) => script.includes('--typecheck')) || /typecheck:\s*\{\s*enabled:\s*true/.test(vitestConfig(dir));
 
 it('every workspace with type tests runs vitest with its typecheck on', () => {
-  const withTypeTests = workspaces.filter((dir) => typeTests(dir).length > 0);
+  const withTypeTests = workspaceDirs.filter((dir) => typeTests(dir).length > 0);
   expect(withTypeTests.length).toBeGreaterThan(0);
-  const off = withTypeTests.filter((dir) => !testScripts(dir).some((script) => script.includes('--typecheck')) && !/typecheck:\s*\{\s*enabled:\s*true/.test(vitestConfig(dir)));
-  expect(off).toEqual([]);
+  expect(withTypeTests.filter((dir) => !typeChecks(dir))).toEqual([]);
 });
 
-it("every workspace whose vitest type-checks names tsgo as the checker", () => {
-  const typeChecking = workspaces.filter((dir) => testScripts(dir).some((script) => script.includes('--typecheck')) || /typecheck:\s*\{\s*enabled:\s*true/.test(vitestConfig(dir)));
+it('every workspace whose vitest type-checks names tsgo as the checker', () => {
+  const typeChecking = workspaceDirs.filter(typeChecks);
   expect(typeChecking.length).toBeGreaterThan(5);
-  const onTsc = typeChecking.filter((dir) => !/checker:\s*'tsgo'/.test(vitestConfig(dir)));
-  expect(onTsc).toEqual([]);
+  expect(typeChecking.filter((dir) => !/checker:\s*'tsgo'/.test(vitestConfig(dir)))).toEqual([]);
 });
