@@ -53,8 +53,10 @@ function runtimeEdges(parsed: DependencyTree): DependencyTree {
       // A declaration file never runs: whatever it imports, it loads nothing.
       if (/\.d\.m?ts$/.test(file)) return [file, []];
       const gone = erased(file);
-      // An `import()` call loads its module whatever else the file imports; dpdm's enum of kinds is not exported.
-      return [file, deps.filter((dep) => (dep.kind as string) === 'DynamicImport' || !gone.has(dep.request))];
+      // Only declarations are erased: an `import()` or `require()` of the same module still loads it.
+      // (dpdm does not export its enum of kinds.)
+      const declared = (dep: { kind: unknown }) => dep.kind === 'StaticImport' || dep.kind === 'StaticExport';
+      return [file, deps.filter((dep) => !(declared(dep) && gone.has(dep.request)))];
     }),
   );
 }
