@@ -2,7 +2,7 @@
  * A new PGlite data directory starts as a copy of the empty cluster the package's build initialised
  * (src/empty-cluster.ts): the same cluster, without an initdb of its own.
  */
-import { cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, expect, it } from 'vitest';
@@ -53,4 +53,22 @@ it('a directory that holds anything is not seeded: PGlite opens what is there', 
   writeFileSync(join(dir, 'PG_VERSION'), '17\n');
   expect(seedFromEmptyCluster(dir)).toBe(false);
   expect(readdirSync(dir)).toEqual(['PG_VERSION']);
+});
+
+/** Every file under `dir`, as paths relative to it. */
+const filesUnder = (dir: string): string[] => readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((path) => statSync(join(dir, path)).isFile()).sort();
+
+it('a seeded directory holds the built cluster byte for byte, its blocks of zeros left as holes', () => {
+  const dir = freshDataDir();
+  mkdirSync(dir);
+  expect(seedFromEmptyCluster(dir)).toBe(true);
+  const cluster = builtEmptyCluster()!;
+  expect(filesUnder(dir)).toEqual(filesUnder(cluster));
+  for (const path of filesUnder(cluster)) expect(readFileSync(join(dir, path)).equals(readFileSync(join(cluster, path))), path).toBe(true);
+  // The WAL segment (16 MiB) is zeros past its first block (scripts/empty-cluster.ts): the copy
+  // allocates a fraction of it. stat's blocks are 512 bytes whatever the file system's block size.
+  const [segment] = readdirSync(join(dir, 'pg_wal')).filter((name) => /^[0-9A-F]{24}$/.test(name));
+  const copied = statSync(join(dir, 'pg_wal', segment!));
+  expect(copied.size).toBe(16 * 1024 * 1024);
+  expect(copied.blocks * 512).toBeLessThan(copied.size / 8);
 });
