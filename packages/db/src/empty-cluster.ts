@@ -52,7 +52,7 @@ const zeros = Buffer.alloc(holeBlock);
  * Copies a file or a directory tree, writing only the blocks that hold something: a block of zeros
  * becomes a hole, which reads back as the same zeros. The cluster's WAL segment is 16 MiB of which
  * the build leaves one block in use (scripts/empty-cluster.ts), so a copy writes about a third of
- * the cluster's 24 MiB, at about half the CPU of a whole copy (bench/RESULTS.md, History).
+ * the cluster's 24 MiB, for about three fifths of a whole copy's CPU (bench/RESULTS.md, History).
  */
 function copyLeavingHoles(source: string, target: string): void {
   const stat = statSync(source);
