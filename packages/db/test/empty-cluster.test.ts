@@ -63,8 +63,9 @@ it('a seeded directory holds the built cluster byte for byte, its blocks of zero
   mkdirSync(dir);
   expect(seedFromEmptyCluster(dir)).toBe(true);
   const cluster = builtEmptyCluster()!;
-  expect(filesUnder(dir)).toEqual(filesUnder(cluster));
-  for (const path of filesUnder(cluster)) expect(readFileSync(join(dir, path)).equals(readFileSync(join(cluster, path))), path).toBe(true);
+  const files = filesUnder(cluster);
+  expect(filesUnder(dir)).toEqual(files);
+  for (const path of files) expect(readFileSync(join(dir, path)).equals(readFileSync(join(cluster, path))), path).toBe(true);
   // The WAL segment (16 MiB) is zeros past its first block (scripts/empty-cluster.ts): the copy
   // allocates a fraction of it. stat's blocks are 512 bytes whatever the file system's block size.
   const [segment] = readdirSync(join(dir, 'pg_wal')).filter((name) => /^[0-9A-F]{24}$/.test(name));
